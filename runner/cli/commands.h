@@ -1,0 +1,21 @@
+// Every subcommand of `fabriclab` is one add_*_command() that registers its
+// options on the app and sets its callback. main.cc calls them in order.
+//
+// Contract for callbacks: throw fabriclab::InputError for bad input (exit 2),
+// any other exception for failures (exit 1); to exit with another code, throw
+// CommandExit.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace fabriclab::cli {
+
+// Thrown by a command that has already reported its outcome and wants the
+// process to exit with `code` (e.g. a grade that did not pass).
+struct CommandExit {
+  int code;
+};
+
+void add_train_command(CLI::App& app);
+
+}  // namespace fabriclab::cli

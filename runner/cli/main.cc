@@ -1,0 +1,41 @@
+// fabriclab: hands-on labs that show what AI training does to a network.
+// main() only wires the subcommands (runner/cli/*_command.cc) and maps
+// outcomes to exit codes: 0 ok, 1 failure, 2 bad input.
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+
+#include "common/input_error.h"
+#include "common/logging.h"
+#include "runner/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"fabriclab: hands-on labs that show what AI training does to a network"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("fabriclab ") + FABRICLAB_VERSION);
+  int verbosity = 0;
+  app.add_flag("-v,--verbose", verbosity, "More log output (repeat for trace)");
+  app.add_flag_callback("-q,--quiet", [&] { verbosity = -1; }, "Warnings and errors only");
+  app.parse_complete_callback([&] { fabriclab::init_logging("fabriclab", verbosity); });
+
+  fabriclab::cli::add_train_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return fabriclab::kExitInputError;
+  } catch (const fabriclab::cli::CommandExit& e) {
+    return e.code;
+  } catch (const fabriclab::InputError& e) {
+    spdlog::error("{}", e.what());
+    return fabriclab::kExitInputError;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return fabriclab::kExitFailure;
+  }
+  return fabriclab::kExitOk;
+}

@@ -1,0 +1,79 @@
+// `fabriclab train`: one rank of data-parallel training. The runner launches
+// one per namespace with torchrun's environment; a student can run it alone.
+#include <chrono>
+#include <memory>
+
+#include "common/input_error.h"
+#include "runner/cli/commands.h"
+#include "trainer/trainer.h"
+
+namespace fabriclab::cli {
+
+void add_train_command(CLI::App& app) {
+  auto options = std::make_shared<trainer::TrainOptions>();
+  auto model = std::make_shared<std::string>("mlp");
+  auto timeout_s = std::make_shared<double>(60);
+
+  CLI::App* cmd = app.add_subcommand("train", "Run one rank of data-parallel training");
+  cmd->footer(
+      "Rendezvous comes from torchrun's environment (MASTER_ADDR, MASTER_PORT, RANK,\n"
+      "WORLD_SIZE, LOCAL_RANK) or the flags. WORLD_SIZE=1 needs no network.\n"
+      "Metrics format: doc/metrics.md.\n"
+      "Example: fabriclab train --model mlp --width 128 --epochs 1 --metrics m.jsonl");
+
+  cmd->add_option("--model", *model, "Model: mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}))
+      ->capture_default_str();
+  cmd->add_option("--width", options->width, "Hidden width (sets the parameter count)")
+      ->capture_default_str();
+  auto* steps = cmd->add_option("--steps", options->steps, "Steps to train (per rank)");
+  cmd->add_option("--epochs", options->epochs, "Epochs to train, when --steps is not given")
+      ->excludes(steps)
+      ->capture_default_str();
+  cmd->add_option("--batch", options->batch, "Samples per step per rank")->capture_default_str();
+  cmd->add_option("--lr", options->lr, "SGD learning rate")->capture_default_str();
+  cmd->add_option("--momentum", options->momentum, "SGD momentum")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed for init and shuffling")->capture_default_str();
+  cmd->add_option("--threads", options->threads, "Intra-op threads")->capture_default_str();
+  cmd->add_option("--eval-every", options->eval_every,
+                  "Evaluate every N steps (0: only at the end)")
+      ->capture_default_str();
+  cmd->add_option("--log-every", options->log_every, "Progress line every N steps")
+      ->capture_default_str();
+  cmd->add_option("--data", options->data_dir,
+                  "Folder of MNIST-format IDX files (.gz or plain), or 'synthetic' "
+                  "[default: /usr/share/datasets/fashion-mnist]");
+  cmd->add_option("--metrics", options->metrics_path, "Append JSON Lines metrics here ('-' = stdout)");
+  cmd->add_option("--timeout", *timeout_s, "Seconds a rendezvous or collective may take")
+      ->capture_default_str();
+  cmd->add_option("--bucket-cap-mb", options->bucket_bytes, "Gradient bucket cap in MiB")
+      ->transform([](std::string mb) { return std::to_string(std::stoll(mb) << 20); })
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--first-bucket-mb", options->first_bucket_bytes, "First bucket cap in MiB")
+      ->transform([](std::string mb) { return std::to_string(std::stoll(mb) << 20); })
+      ->check(CLI::PositiveNumber);
+
+  trainer::Rendezvous& rv = options->rendezvous;
+  cmd->add_option("--master-addr", rv.master_addr, "Rendezvous host")->envname("MASTER_ADDR");
+  cmd->add_option("--master-port", rv.master_port, "Rendezvous port")
+      ->envname("MASTER_PORT")
+      ->capture_default_str();
+  cmd->add_option("--rank", rv.rank, "This rank")->envname("RANK")->capture_default_str();
+  cmd->add_option("--world-size", rv.world_size, "Number of ranks")
+      ->envname("WORLD_SIZE")
+      ->capture_default_str();
+  cmd->add_option("--local-rank", rv.local_rank, "Rank on this host")->envname("LOCAL_RANK");
+  cmd->add_option("--bind-addr", rv.bind_addr, "Address Gloo binds to (the lab network)")
+      ->envname("FABRICLAB_BIND_ADDR");
+  cmd->add_option("--iface", rv.iface, "Interface Gloo binds to (instead of --bind-addr)")
+      ->envname("FABRICLAB_IFACE");
+
+  cmd->callback([options, model, timeout_s] {
+    options->model = trainer::parse_model_kind(*model);
+    options->rendezvous.timeout =
+        std::chrono::milliseconds(static_cast<int64_t>(*timeout_s * 1000));
+    if (*timeout_s <= 0) throw InputError("--timeout must be positive");
+    trainer::run_training(*options);
+  });
+}
+
+}  // namespace fabriclab::cli

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages fabriclab needs to build, run and test.
+# Idempotent: packages already installed are skipped, and apt is not touched
+# at all when nothing is missing. Installs nothing from outside Debian.
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake pkg-config
+  # libraries
+  libtorch-dev libgloo-dev libmnl-dev libnetfilter-queue-dev libnftnl-dev libcli11-dev libspdlog-dev
+  libgtest-dev libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev
+  # an optimized BLAS behind libblas.so.3 (Debian alternatives): the reference
+  # BLAS that libtorch-dev pulls in is ~5x slower; OpenMP flavour so it obeys
+  # the trainer's --threads
+  libopenblas0-openmp
+  # data
+  dataset-fashion-mnist
+  # runtime tools and real clients the tests check against
+  iproute2 iptables nftables iputils-ping iperf3 strace gnuplot-nox asciinema
+  util-linux procps kmod
+  # baseline for the benchmark: PyTorch DDP on the same libtorch
+  python3-torch
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup: missing packages: ${missing[*]}" >&2
+  echo "setup: run as root (or: sudo $0) to install them" >&2
+  exit 1
+fi
+
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

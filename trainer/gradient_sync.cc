@@ -1,0 +1,104 @@
+#include "trainer/gradient_sync.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <stdexcept>
+
+namespace fabriclab::trainer {
+
+GradientSync::GradientSync(std::vector<torch::Tensor> params,
+                           c10::intrusive_ptr<c10d::ProcessGroup> group,
+                           int64_t first_bucket_bytes, int64_t bucket_bytes)
+    : params_(std::move(params)), group_(std::move(group)) {
+  std::vector<int64_t> sizes;
+  for (const auto& p : params_) sizes.push_back(p.numel() * static_cast<int64_t>(p.element_size()));
+  plan_ = plan_buckets(sizes, first_bucket_bytes, bucket_bytes);
+
+  where_.resize(params_.size());
+  state_.resize(plan_.size());
+  for (size_t b = 0; b < plan_.size(); ++b) {
+    int64_t elements = 0;
+    for (size_t slot = 0; slot < plan_[b].params.size(); ++slot) {
+      const int param = plan_[b].params[slot];
+      where_[param] = {static_cast<int>(b), static_cast<int>(slot)};
+      state_[b].offsets.push_back(elements);
+      elements += params_[param].numel();
+    }
+    state_[b].buffer = torch::zeros({elements}, torch::kFloat32);
+    bytes_per_step_ += plan_[b].bytes;
+  }
+  reset_for_next_step();
+
+  if (!group_) return;  // single process: gradients stay as autograd left them
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const int param = static_cast<int>(i);
+    params_[i].register_hook([this, param](const torch::Tensor& grad) { on_gradient(param, grad); });
+  }
+}
+
+void GradientSync::broadcast_parameters() {
+  if (!group_) return;
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> tensors;
+  for (auto& p : params_) tensors.push_back(p.detach());
+  c10d::BroadcastOptions options;
+  options.rootRank = 0;
+  // One broadcast per parameter keeps it simple; it runs once.
+  for (auto& t : tensors) {
+    std::vector<torch::Tensor> one{t};
+    group_->broadcast(one, options)->wait();
+  }
+}
+
+void GradientSync::on_gradient(int param, const torch::Tensor& grad) {
+  const auto [b, slot] = where_[param];
+  BucketState& bucket = state_[b];
+  bucket.buffer.narrow(0, bucket.offsets[slot], grad.numel()).copy_(grad.reshape({-1}));
+  if (--bucket.pending == 0) launch_ready_buckets();
+}
+
+void GradientSync::launch_ready_buckets() {
+  while (next_to_launch_ < state_.size() && state_[next_to_launch_].pending == 0) {
+    std::vector<torch::Tensor> tensors{state_[next_to_launch_].buffer};
+    state_[next_to_launch_].work = group_->allreduce(tensors);
+    ++next_to_launch_;
+  }
+}
+
+double GradientSync::finish() {
+  if (!group_) return 0.0;
+  if (next_to_launch_ != state_.size()) {
+    // Every parameter must get a gradient every step, or ranks would issue
+    // different collectives and deadlock; fail loudly instead.
+    throw std::logic_error("gradient sync: bucket " + std::to_string(next_to_launch_) +
+                           " incomplete after backward (a parameter got no gradient)");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (auto& bucket : state_) bucket.work->wait();
+  const double blocked_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+  torch::NoGradGuard no_grad;
+  const double world = group_->getSize();
+  for (size_t b = 0; b < plan_.size(); ++b) {
+    BucketState& bucket = state_[b];
+    bucket.buffer.div_(world);
+    for (size_t slot = 0; slot < plan_[b].params.size(); ++slot) {
+      torch::Tensor& p = params_[plan_[b].params[slot]];
+      p.mutable_grad().copy_(bucket.buffer.narrow(0, bucket.offsets[slot], p.numel()).view_as(p));
+    }
+  }
+  reset_for_next_step();
+  return blocked_ms;
+}
+
+void GradientSync::reset_for_next_step() {
+  for (size_t b = 0; b < plan_.size(); ++b) {
+    state_[b].pending = static_cast<int>(plan_[b].params.size());
+    state_[b].work.reset();
+  }
+  next_to_launch_ = 0;
+}
+
+}  // namespace fabriclab::trainer

@@ -1,0 +1,36 @@
+#include "trainer/models.h"
+
+#include <torch/torch.h>
+
+#include "common/input_error.h"
+
+namespace fabriclab::trainer {
+
+ModelKind parse_model_kind(const std::string& word) {
+  if (word == "mlp") return ModelKind::kMlp;
+  if (word == "cnn") return ModelKind::kCnn;
+  throw InputError("unknown model '" + word + "': expected mlp or cnn");
+}
+
+std::string model_kind_name(ModelKind kind) { return kind == ModelKind::kMlp ? "mlp" : "cnn"; }
+
+torch::nn::Sequential make_model(ModelKind kind, int64_t width) {
+  namespace nn = torch::nn;
+  if (width <= 0) throw InputError("--width must be positive, got " + std::to_string(width));
+  if (kind == ModelKind::kMlp) {
+    return nn::Sequential(nn::Flatten(), nn::Linear(28 * 28, width), nn::ReLU(),
+                          nn::Linear(width, width), nn::ReLU(), nn::Linear(width, 10));
+  }
+  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 16, 5)), nn::ReLU(), nn::MaxPool2d(2),
+                        nn::Conv2d(nn::Conv2dOptions(16, 32, 5)), nn::ReLU(), nn::MaxPool2d(2),
+                        nn::Flatten(), nn::Linear(32 * 4 * 4, width), nn::ReLU(),
+                        nn::Linear(width, 10));
+}
+
+int64_t count_parameters(const torch::nn::Sequential& model) {
+  int64_t total = 0;
+  for (const auto& p : model->parameters()) total += p.numel();
+  return total;
+}
+
+}  // namespace fabriclab::trainer

@@ -1,0 +1,30 @@
+// The models a lab can train. Both are plain torch::nn::Sequential stacks so
+// parameters() has a fixed, documented order (gradient buckets depend on it).
+//
+// mlp(width):  784 -> width -> width -> 10 (ReLU). Parameters:
+//              785*width + (width+1)*width + (width+1)*10, so `width` dials the
+//              gradient size: width 128 = 118,282 params = 473 KB of fp32
+//              gradient; width 2560 = 8.6 M params = 34 MB.
+// cnn:         conv(1->16, 5x5) pool conv(16->32, 5x5) pool -> 128 -> 10.
+#pragma once
+
+#include <torch/nn/modules/container/sequential.h>
+
+#include <cstdint>
+#include <string>
+
+namespace fabriclab::trainer {
+
+enum class ModelKind { kMlp, kCnn };
+
+// "mlp" | "cnn"; throws InputError otherwise.
+ModelKind parse_model_kind(const std::string& word);
+std::string model_kind_name(ModelKind kind);
+
+// `width` applies to the MLP's hidden layers and the CNN's dense layer.
+torch::nn::Sequential make_model(ModelKind kind, int64_t width);
+
+// Number of trainable scalars; gradient bytes = params * 4 (fp32).
+int64_t count_parameters(const torch::nn::Sequential& model);
+
+}  // namespace fabriclab::trainer

@@ -1,0 +1,40 @@
+// Rendezvous and the Gloo process group, as torchrun + DDP set them up.
+//
+// Rank 0 hosts a c10d TCPStore on MASTER_ADDR:MASTER_PORT; every rank
+// connects to it, and ProcessGroupGloo uses it to exchange the addresses of
+// its TCP pairs. Gloo binds to `bind_addr` (or `iface`): labs pass the lab
+// network's address so collectives never use another interface.
+//
+// Timeouts: `timeout` bounds the rendezvous (waiting for all ranks) and every
+// collective; when it expires, or a peer closes its connections (it died),
+// the pending collective throws c10::Error. Callers turn that into an exit.
+#pragma once
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include <chrono>
+#include <string>
+
+namespace fabriclab::trainer {
+
+struct Rendezvous {
+  std::string master_addr;
+  int master_port = 29500;
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  std::string bind_addr;  // address Gloo binds to; "" = derive (see make_process_group)
+  std::string iface;      // or an interface name; wins over bind_addr
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+};
+
+// Validates the rendezvous (InputError on bad values) and builds the group.
+// With world_size 1 returns nullptr: no store, no sockets, no network.
+// Bind address default: 127.0.0.1 when master_addr is loopback, else the
+// address the host name resolves to (Gloo's default device).
+c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv);
+
+// Throws InputError when a field is out of range (rank >= world_size, ...).
+void validate(const Rendezvous& rv);
+
+}  // namespace fabriclab::trainer

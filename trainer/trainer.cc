@@ -1,0 +1,224 @@
+#include "trainer/trainer.h"
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+#include "common/input_error.h"
+#include "trainer/dataset.h"
+#include "trainer/gradient_sync.h"
+#include "trainer/metrics_writer.h"
+
+namespace fabriclab::trainer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The indices of this rank's share of the training set for one epoch, as
+// DistributedSampler does: one permutation shared by all ranks (same seed),
+// every world_size-th element starting at rank.
+torch::Tensor epoch_shard(int64_t size, int64_t epoch, const TrainOptions& o) {
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(o.seed + static_cast<uint64_t>(epoch));
+  torch::Tensor order = at::randperm(size, generator, torch::kInt64);
+  return order.slice(0, o.rendezvous.rank, size, o.rendezvous.world_size);
+}
+
+struct EvalResult {
+  double accuracy = 0;
+  double test_loss = 0;
+};
+
+// Every rank evaluates its shard of the test set; correct counts and loss
+// sums are allreduced so all ranks report the same figure.
+EvalResult evaluate(torch::nn::Sequential& model, const Split& test,
+                    const c10::intrusive_ptr<c10d::ProcessGroup>& group, const Rendezvous& rv) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const int64_t n = test.size();
+  const int64_t begin = n * rv.rank / rv.world_size;
+  const int64_t end = n * (rv.rank + 1) / rv.world_size;
+  double correct = 0, loss_sum = 0;
+  for (int64_t i = begin; i < end; i += 1000) {
+    const int64_t stop = std::min(end, i + 1000);
+    torch::Tensor logits = model->forward(test.images.slice(0, i, stop));
+    torch::Tensor labels = test.labels.slice(0, i, stop);
+    correct += logits.argmax(1).eq(labels).sum().item<double>();
+    loss_sum += torch::nn::functional::cross_entropy(
+                    logits, labels,
+                    torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                    .item<double>();
+  }
+  model->train();
+  if (group) {
+    std::vector<torch::Tensor> totals{torch::tensor({correct, loss_sum}, torch::kFloat64)};
+    group->allreduce(totals)->wait();
+    correct = totals[0][0].item<double>();
+    loss_sum = totals[0][1].item<double>();
+  }
+  return {correct / n, loss_sum / n};
+}
+
+// Cosine decay from `base` to 0 over the run: a steadier final model than a
+// constant rate, so "accuracy after N steps" is a figure a lab can grade.
+double cosine_lr(double base, int64_t step, int64_t total) {
+  constexpr double kPi = 3.14159265358979323846;
+  return 0.5 * base * (1 + std::cos(kPi * static_cast<double>(step - 1) / total));
+}
+
+void set_learning_rate(torch::optim::SGD& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) {
+    static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
+  }
+}
+
+// A failed collective leaves Gloo's worker threads and pending work behind;
+// unwinding would run ProcessGroupGloo's destructor, which can block on that
+// work until the timeout. The event is on disk, so leave at once.
+[[noreturn]] void die_on_collective_failure(MetricsWriter& metrics, int rank, int64_t step,
+                                            const std::string& what) {
+  spdlog::error("rank {}: step {}: collective failed: {}", rank, step, what);
+  spdlog::error("rank {}: a peer died, closed its connections or stopped answering within "
+                "--timeout; exiting",
+                rank);
+  metrics.write("error", {{"step", step}, {"message", what}});
+  spdlog::default_logger()->flush();
+  std::_Exit(1);
+}
+
+// c10::Error's what() carries a C++ backtrace; the first line says what happened.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+void validate(const TrainOptions& o) {
+  validate(o.rendezvous);
+  if (o.batch <= 0) throw InputError("--batch must be positive, got " + std::to_string(o.batch));
+  if (o.steps < 0 || o.epochs < 0 || (o.steps == 0 && o.epochs == 0)) {
+    throw InputError("give a positive --steps or --epochs");
+  }
+  if (!(o.lr > 0)) throw InputError("--lr must be positive");
+  if (o.threads < 1) throw InputError("--threads must be >= 1");
+  if (o.eval_every < 0) throw InputError("--eval-every must be >= 0");
+}
+
+void run_training(const TrainOptions& o) {
+  validate(o);
+  const Rendezvous& rv = o.rendezvous;
+  torch::set_num_threads(o.threads);
+  torch::manual_seed(o.seed);
+
+  Dataset data = o.data_dir == "synthetic" ? make_synthetic_dataset(o.seed)
+                                           : load_idx_dataset(o.data_dir.empty() ? kDefaultDataDir
+                                                                                 : o.data_dir);
+  MetricsWriter metrics(o.metrics_path, rv.rank);
+  torch::nn::Sequential model = make_model(o.model, o.width);
+  const int64_t params = count_parameters(model);
+
+  auto group = make_process_group(rv);
+  GradientSync sync(model->parameters(), group, o.first_bucket_bytes, o.bucket_bytes);
+  try {
+    sync.broadcast_parameters();
+  } catch (const c10::Error& e) {
+    die_on_collective_failure(metrics, rv.rank, 0, first_line(e.what()));
+  }
+
+  const int64_t shard_size = data.train.size() / rv.world_size;
+  const int64_t steps_per_epoch = std::max<int64_t>(1, shard_size / o.batch);
+  const int64_t total_steps = o.steps > 0 ? o.steps : o.epochs * steps_per_epoch;
+
+  std::vector<int64_t> bucket_bytes;
+  for (const auto& b : sync.buckets()) bucket_bytes.push_back(b.bytes);
+  spdlog::info("rank {}/{}: {} width {}: {} parameters = {} bytes of fp32 gradient per step, in "
+               "{} bucket(s)",
+               rv.rank, rv.world_size, model_kind_name(o.model), o.width, params, params * 4,
+               bucket_bytes.size());
+  spdlog::info("rank {}: data {}: {} train / {} test images; {} steps of {} per rank", rv.rank,
+               data.description, data.train.size(), data.test.size(), total_steps, o.batch);
+  metrics.write("start", {{"world_size", rv.world_size},
+                          {"model", model_kind_name(o.model)},
+                          {"width", o.width},
+                          {"params", params},
+                          {"grad_bytes", params * 4},
+                          {"buckets", bucket_bytes},
+                          {"batch", o.batch},
+                          {"steps", total_steps},
+                          {"dataset", data.description},
+                          {"threads", o.threads}});
+
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(o.lr).momentum(o.momentum));
+  const auto run_start = Clock::now();
+  torch::Tensor shard;
+  double last_loss = 0, last_accuracy = -1, comm_total_ms = 0;
+  for (int64_t step = 1; step <= total_steps; ++step) {
+    const int64_t in_epoch = (step - 1) % steps_per_epoch;
+    if (in_epoch == 0) shard = epoch_shard(data.train.size(), (step - 1) / steps_per_epoch, o);
+    torch::Tensor index = shard.slice(0, in_epoch * o.batch, (in_epoch + 1) * o.batch);
+
+    const auto step_start = Clock::now();
+    set_learning_rate(optimizer, cosine_lr(o.lr, step, total_steps));
+    optimizer.zero_grad();
+    torch::Tensor loss = torch::nn::functional::cross_entropy(
+        model->forward(data.train.images.index_select(0, index)),
+        data.train.labels.index_select(0, index));
+    loss.backward();
+    double comm_ms = 0;
+    try {
+      comm_ms = sync.finish();
+    } catch (const c10::Error& e) {
+      die_on_collective_failure(metrics, rv.rank, step, first_line(e.what()));
+    }
+    optimizer.step();
+    const double step_ms = ms_since(step_start);
+
+    last_loss = loss.item<double>();
+    comm_total_ms += comm_ms;
+    metrics.write("step", {{"step", step},
+                           {"loss", last_loss},
+                           {"step_ms", step_ms},
+                           {"compute_ms", step_ms - comm_ms},
+                           {"comm_ms", comm_ms},
+                           {"bytes", group ? sync.bytes_per_step() : 0},
+                           {"samples", index.size(0)}});
+    if (o.log_every > 0 && (step % o.log_every == 0 || step == 1)) {
+      spdlog::info("rank {}: step {}/{} loss {:.4f} step {:.1f} ms (comm {:.1f} ms)", rv.rank, step,
+                   total_steps, last_loss, step_ms, comm_ms);
+    }
+
+    if ((o.eval_every > 0 && step % o.eval_every == 0) || step == total_steps) {
+      const auto eval_start = Clock::now();
+      EvalResult result;
+      try {
+        result = evaluate(model, data.test, group, rv);
+      } catch (const c10::Error& e) {
+        die_on_collective_failure(metrics, rv.rank, step, first_line(e.what()));
+      }
+      last_accuracy = result.accuracy;
+      metrics.write("eval", {{"step", step},
+                             {"accuracy", result.accuracy},
+                             {"test_loss", result.test_loss},
+                             {"eval_ms", ms_since(eval_start)}});
+      spdlog::info("rank {}: step {}: test accuracy {:.2f}% (test loss {:.4f})", rv.rank, step,
+                   100 * result.accuracy, result.test_loss);
+    }
+  }
+  const double wall_s = ms_since(run_start) / 1000;
+  nlohmann::json final_event = {{"steps", total_steps},
+                                {"wall_s", wall_s},
+                                {"samples_per_s", total_steps * o.batch / wall_s},
+                                {"final_loss", last_loss},
+                                {"comm_ms_total", comm_total_ms}};
+  if (last_accuracy >= 0) final_event["accuracy"] = last_accuracy;
+  metrics.write("final", final_event);
+  spdlog::info("rank {}: done: {} steps in {:.2f} s ({:.0f} samples/s), comm {:.2f} s", rv.rank,
+               total_steps, wall_s, total_steps * o.batch / wall_s, comm_total_ms / 1000);
+}
+
+}  // namespace fabriclab::trainer

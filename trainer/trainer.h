@@ -1,0 +1,45 @@
+// One rank of data-parallel training: the loop the labs measure.
+//
+// Each step: take this rank's next batch (the training set is sharded by
+// rank, reshuffled every epoch from `seed`), forward, backward (gradient
+// buckets are allreduced as they fill, see gradient_sync.h), wait for the
+// remaining communication, SGD update. Step, eval and final events go to the
+// metrics file (doc/metrics.md); progress goes to stderr.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "trainer/models.h"
+#include "trainer/process_group.h"
+
+namespace fabriclab::trainer {
+
+struct TrainOptions {
+  ModelKind model = ModelKind::kMlp;
+  int64_t width = 128;
+  int64_t steps = 0;   // 0 = derive from epochs
+  int64_t epochs = 1;
+  int64_t batch = 64;  // per rank
+  double lr = 0.05;  // peak; decays along a cosine to 0
+  double momentum = 0.9;
+  uint64_t seed = 1;
+  int threads = 1;     // intra-op threads
+  int64_t eval_every = 0;  // 0 = only after the last step
+  int64_t log_every = 50;  // progress line every N steps
+  std::string data_dir;    // "" = the Debian package's folder; "synthetic" = generated
+  std::string metrics_path;
+  int64_t first_bucket_bytes = 1 << 20;
+  int64_t bucket_bytes = 25 << 20;
+  Rendezvous rendezvous;
+};
+
+// Throws InputError for bad options (before any network is touched).
+void validate(const TrainOptions& options);
+
+// Runs training. Returns normally on success; throws on failure. A failed
+// collective (peer died, timeout) is reported and ends the process with
+// exit code 1 without unwinding (see trainer.cc for why).
+void run_training(const TrainOptions& options);
+
+}  // namespace fabriclab::trainer
