@@ -17,5 +17,6 @@ struct CommandExit {
 };
 
 void add_train_command(CLI::App& app);
+void add_cleanup_command(CLI::App& app);
 
 }  // namespace fabriclab::cli

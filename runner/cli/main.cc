@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   app.parse_complete_callback([&] { fabriclab::init_logging("fabriclab", verbosity); });
 
   fabriclab::cli::add_train_command(app);
+  fabriclab::cli::add_cleanup_command(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,212 @@
+#include "runner/topology/rtnetlink.h"
+
+#include <arpa/inet.h>
+#include <libmnl/libmnl.h>
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <linux/veth.h>
+#include <netinet/in.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "common/input_error.h"
+#include "common/scoped_netns.h"
+
+namespace fabriclab::runner {
+namespace {
+
+// One request at a time; a link message with a few names and nests fits
+// easily. Replies are read into a buffer of libmnl's recommended size.
+constexpr size_t kRequestBytes = 4096;
+
+nlmsghdr* start_request(std::vector<char>& buffer, uint16_t type, uint16_t flags) {
+  buffer.assign(kRequestBytes, 0);
+  nlmsghdr* request = mnl_nlmsg_put_header(buffer.data());
+  request->nlmsg_type = type;
+  request->nlmsg_flags = NLM_F_REQUEST | flags;
+  return request;
+}
+
+ifinfomsg* put_ifinfo(nlmsghdr* request, int index) {
+  auto* info = static_cast<ifinfomsg*>(mnl_nlmsg_put_extra_header(request, sizeof(ifinfomsg)));
+  info->ifi_family = AF_UNSPEC;
+  info->ifi_index = index;
+  return info;
+}
+
+int read_index(const nlmsghdr* reply, void* data) {
+  if (reply->nlmsg_type == RTM_NEWLINK) {
+    auto* info = static_cast<const ifinfomsg*>(mnl_nlmsg_get_payload(reply));
+    *static_cast<int*>(data) = info->ifi_index;
+  }
+  return MNL_CB_OK;
+}
+
+int transact_with(mnl_socket* socket, unsigned port_id, unsigned sequence, nlmsghdr* request,
+                  mnl_cb_t callback, void* data) {
+  request->nlmsg_flags |= NLM_F_ACK;
+  request->nlmsg_seq = sequence;
+  if (mnl_socket_sendto(socket, request, request->nlmsg_len) < 0) return errno;
+  std::vector<char> reply(MNL_SOCKET_BUFFER_SIZE);
+  for (;;) {
+    ssize_t n = mnl_socket_recvfrom(socket, reply.data(), reply.size());
+    if (n < 0) return errno;
+    // libmnl turns an NLMSG_ERROR carrying an errno into -1 with errno set,
+    // and the final ACK (error 0) into MNL_CB_STOP.
+    int rc = mnl_cb_run(reply.data(), n, sequence, port_id, callback, data);
+    if (rc < 0) return errno;
+    if (rc == MNL_CB_STOP) return 0;
+  }
+}
+
+}  // namespace
+
+RtnlSocket::RtnlSocket(int netns_fd, std::string netns_label)
+    : netns_label_(std::move(netns_label)) {
+  ScopedNetns enter(netns_fd);  // the socket stays in this namespace for life
+  socket_ = mnl_socket_open(NETLINK_ROUTE);
+  if (socket_ == nullptr) fail("open a route netlink socket", errno);
+  if (mnl_socket_bind(socket_, 0, MNL_SOCKET_AUTOPID) < 0) {
+    int err = errno;
+    mnl_socket_close(socket_);
+    socket_ = nullptr;
+    fail("bind the route netlink socket", err);
+  }
+  port_id_ = mnl_socket_get_portid(socket_);
+}
+
+RtnlSocket::~RtnlSocket() {
+  if (socket_ != nullptr) mnl_socket_close(socket_);
+}
+
+int RtnlSocket::transact(nlmsghdr* request) {
+  return transact_with(socket_, port_id_, ++sequence_, request, nullptr, nullptr);
+}
+
+void RtnlSocket::fail(const std::string& what, int err) const {
+  std::string message =
+      "netlink: " + what + " in network namespace '" + netns_label_ + "': " + std::strerror(err);
+  if (err == EPERM) {
+    message +=
+        " (needs CAP_NET_ADMIN: run as root, or as a user where user namespaces are "
+        "allowed -- see `fabriclab doctor`)";
+  } else if (err == EEXIST) {
+    message += " (a leftover of an earlier run? `fabriclab cleanup` removes those)";
+  }
+  throw std::runtime_error(message);
+}
+
+void RtnlSocket::create_veth(const std::string& name, const std::string& peer_name,
+                             int peer_netns_fd) {
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+  put_ifinfo(request, 0);
+  mnl_attr_put_strz(request, IFLA_IFNAME, name.c_str());
+  nlattr* link_info = mnl_attr_nest_start(request, IFLA_LINKINFO);
+  mnl_attr_put_strz(request, IFLA_INFO_KIND, "veth");
+  nlattr* info_data = mnl_attr_nest_start(request, IFLA_INFO_DATA);
+  nlattr* peer = mnl_attr_nest_start(request, VETH_INFO_PEER);
+  // VETH_INFO_PEER carries a whole link request: an ifinfomsg header
+  // followed by the peer's attributes (as iproute2 builds it).
+  std::memset(mnl_nlmsg_get_payload_tail(request), 0, sizeof(ifinfomsg));
+  request->nlmsg_len += MNL_ALIGN(sizeof(ifinfomsg));
+  mnl_attr_put_strz(request, IFLA_IFNAME, peer_name.c_str());
+  if (peer_netns_fd >= 0) mnl_attr_put_u32(request, IFLA_NET_NS_FD, peer_netns_fd);
+  mnl_attr_nest_end(request, peer);
+  mnl_attr_nest_end(request, info_data);
+  mnl_attr_nest_end(request, link_info);
+  if (int err = transact(request)) {
+    fail("create veth pair " + name + " <-> " + peer_name, err);
+  }
+}
+
+void RtnlSocket::create_bridge(const std::string& name) {
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+  put_ifinfo(request, 0);
+  mnl_attr_put_strz(request, IFLA_IFNAME, name.c_str());
+  nlattr* link_info = mnl_attr_nest_start(request, IFLA_LINKINFO);
+  mnl_attr_put_strz(request, IFLA_INFO_KIND, "bridge");
+  nlattr* info_data = mnl_attr_nest_start(request, IFLA_INFO_DATA);
+  // STP off (the default, said explicitly): ports forward as soon as they
+  // are up instead of listening/learning for 2 x forward_delay (30 s).
+  mnl_attr_put_u32(request, IFLA_BR_STP_STATE, 0);
+  mnl_attr_nest_end(request, info_data);
+  mnl_attr_nest_end(request, link_info);
+  if (int err = transact(request)) fail("create bridge " + name, err);
+}
+
+void RtnlSocket::set_master(const std::string& device, const std::string& master) {
+  int index = link_index(device);
+  int master_index = link_index(master);
+  if (index == 0) fail("attach " + device + " to " + master, ENODEV);
+  if (master_index == 0) fail("attach " + device + " to " + master, ENODEV);
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_NEWLINK, 0);
+  put_ifinfo(request, index);
+  mnl_attr_put_u32(request, IFLA_MASTER, static_cast<uint32_t>(master_index));
+  if (int err = transact(request)) fail("attach " + device + " to bridge " + master, err);
+}
+
+void RtnlSocket::set_up(const std::string& device) {
+  int index = link_index(device);
+  if (index == 0) fail("set " + device + " up", ENODEV);
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_NEWLINK, 0);
+  ifinfomsg* info = put_ifinfo(request, index);
+  info->ifi_change = IFF_UP;
+  info->ifi_flags = IFF_UP;
+  if (int err = transact(request)) fail("set " + device + " up", err);
+}
+
+void RtnlSocket::add_ipv4(const std::string& device, const std::string& address, int prefix_len) {
+  in_addr parsed{};
+  if (inet_pton(AF_INET, address.c_str(), &parsed) != 1 || prefix_len < 0 || prefix_len > 32) {
+    throw InputError("IPv4 address '" + address + "/" + std::to_string(prefix_len) +
+                     "': expected dotted quad and a prefix length 0-32");
+  }
+  int index = link_index(device);
+  if (index == 0) fail("add address " + address + " to " + device, ENODEV);
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
+  auto* info = static_cast<ifaddrmsg*>(mnl_nlmsg_put_extra_header(request, sizeof(ifaddrmsg)));
+  info->ifa_family = AF_INET;
+  info->ifa_prefixlen = static_cast<unsigned char>(prefix_len);
+  info->ifa_scope = RT_SCOPE_UNIVERSE;
+  info->ifa_index = static_cast<unsigned>(index);
+  mnl_attr_put(request, IFA_LOCAL, sizeof(parsed), &parsed);
+  mnl_attr_put(request, IFA_ADDRESS, sizeof(parsed), &parsed);
+  if (int err = transact(request)) {
+    fail("add address " + address + "/" + std::to_string(prefix_len) + " to " + device, err);
+  }
+}
+
+bool RtnlSocket::delete_link(const std::string& device) {
+  int index = link_index(device);
+  if (index == 0) return false;
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_DELLINK, 0);
+  put_ifinfo(request, index);
+  int err = transact(request);
+  if (err == ENODEV) return false;  // gone in between (its veth peer was deleted)
+  if (err != 0) fail("delete link " + device, err);
+  return true;
+}
+
+int RtnlSocket::link_index(const std::string& device) {
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_GETLINK, 0);
+  put_ifinfo(request, 0);
+  mnl_attr_put_strz(request, IFLA_IFNAME, device.c_str());
+  int index = 0;
+  int err = transact_with(socket_, port_id_, ++sequence_, request, read_index, &index);
+  if (err == ENODEV) return 0;
+  if (err != 0) fail("look up link " + device, err);
+  return index;
+}
+
+}  // namespace fabriclab::runner

@@ -1,0 +1,223 @@
+#include "runner/topology/topology.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "common/input_error.h"
+#include "common/scoped_netns.h"
+#include "runner/ledger/run_id.h"
+#include "runner/topology/rtnetlink.h"
+#include "runner/topology/user_namespace.h"
+
+namespace fabriclab::runner {
+namespace {
+
+constexpr const char* kRankDevice = "eth0";
+constexpr const char* kBridge = "br0";
+constexpr int kPrefixLen = 24;
+
+std::string port_towards(int rank) { return "port-r" + std::to_string(rank); }
+
+void check_spec(const TopologySpec& spec) {
+  if (spec.ranks < 1 || spec.ranks > kMaxRanks) {
+    throw InputError("topology: ranks = " + std::to_string(spec.ranks) + ": expected 1-" +
+                     std::to_string(kMaxRanks));
+  }
+  if (!is_valid_run_id(spec.run_id)) {
+    throw InputError("topology: run id '" + spec.run_id + "': expected 1-8 of [a-z0-9]");
+  }
+  in_addr subnet{};
+  if (inet_pton(AF_INET, spec.subnet.c_str(), &subnet) != 1 || (ntohl(subnet.s_addr) & 0xff)) {
+    throw InputError("topology: subnet '" + spec.subnet +
+                     "': expected the network address of a /24, e.g. 10.77.0.0");
+  }
+}
+
+std::string host_address(const std::string& subnet, int host) {
+  in_addr address{};
+  inet_pton(AF_INET, subnet.c_str(), &address);
+  address.s_addr = htonl(ntohl(address.s_addr) + static_cast<uint32_t>(host));
+  char text[INET_ADDRSTRLEN];
+  inet_ntop(AF_INET, &address, text, sizeof(text));
+  return text;
+}
+
+// Lab links carry IPv4 only; without this, IPv6 router solicitations and
+// duplicate-address probes show up in the link counters students read.
+// Best effort: a kernel without IPv6 has nothing to silence.
+void disable_ipv6(int netns_fd) {
+  ScopedNetns inside(netns_fd);  // /proc/sys/net shows the calling thread's namespace
+  for (const char* path : {"/proc/sys/net/ipv6/conf/default/disable_ipv6",
+                           "/proc/sys/net/ipv6/conf/all/disable_ipv6"}) {
+    int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    (void)!::write(fd, "1", 1);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+Topology::Topology(Ledger& ledger, std::string run_id)
+    : ledger_(ledger), run_id_(std::move(run_id)) {}
+
+Topology::~Topology() { destroy(); }
+
+std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledger) {
+  check_spec(spec);
+  // Owned from the first object on: if anything below throws, the
+  // destructor removes what exists so far.
+  std::unique_ptr<Topology> topology(new Topology(ledger, spec.run_id));
+  topology->subnet_ = spec.subnet;
+  const std::string mount_dir = netns_mount_dir();
+  topology->named_ = !mount_dir.empty();
+  const std::string prefix = "fl-" + spec.run_id + "-";
+  for (int i = 0; i < spec.ranks; ++i) {
+    int index = topology->add_namespace(prefix + "r" + std::to_string(i), mount_dir);
+    const NetworkNamespace& ns = topology->namespaces_[static_cast<size_t>(index)].ns;
+    RankNetwork rank;
+    rank.rank = i;
+    rank.netns = ns.name();
+    rank.netns_fd = ns.fd();
+    rank.netns_path = ns.path();
+    rank.prefix_len = kPrefixLen;
+    if (spec.ranks == 1) {
+      rank.ipv4 = "127.0.0.1";
+    } else {
+      rank.device = kRankDevice;
+      rank.ipv4 = host_address(spec.subnet, i + 1);
+      rank.egress = {rank.netns, rank.netns_fd, rank.device};
+      disable_ipv6(rank.netns_fd);
+    }
+    RtnlSocket(rank.netns_fd, rank.netns).set_up("lo");
+    topology->ranks_.push_back(rank);
+  }
+  if (spec.ranks == 2) topology->build_pair();
+  if (spec.ranks >= 3) {
+    topology->switch_index_ = topology->add_namespace(prefix + "sw", mount_dir);
+    topology->build_switch();
+  }
+  for (const RankNetwork& rank : topology->ranks_) {
+    if (rank.device.empty()) continue;
+    RtnlSocket socket(rank.netns_fd, rank.netns);
+    socket.add_ipv4(rank.device, rank.ipv4, rank.prefix_len);
+    socket.set_up(rank.device);
+  }
+  spdlog::debug("topology of run {}:\n{}", spec.run_id, topology->describe());
+  return topology;
+}
+
+int Topology::add_namespace(const std::string& name, const std::string& mount_dir) {
+  const std::string path = mount_dir.empty() ? "" : mount_dir + "/" + name;
+  // Written down before it exists: a SIGKILL between here and the end of
+  // create() leaves a ledger entry for something that may not exist, which
+  // cleanup handles; the opposite would leave an unrecorded namespace.
+  Ledger::EntryId entry = ledger_.record({{"kind", "netns"},
+                                          {"name", name},
+                                          {"path", path},
+                                          {"host_mount", in_initial_user_namespace()},
+                                          {"inode", 0}});
+  NetworkNamespace ns;
+  try {
+    ns = NetworkNamespace::create(name, mount_dir);
+  } catch (...) {
+    ledger_.forget(entry);
+    throw;
+  }
+  ledger_.update(entry, {{"inode", ns.inode()}});
+  namespaces_.push_back({std::move(ns), entry});
+  return static_cast<int>(namespaces_.size()) - 1;
+}
+
+void Topology::build_pair() {
+  RankNetwork& r0 = ranks_[0];
+  RankNetwork& r1 = ranks_[1];
+  RtnlSocket(r0.netns_fd, r0.netns).create_veth(r0.device, r1.device, r1.netns_fd);
+  r0.ingress = r1.egress;
+  r1.ingress = r0.egress;
+  links_.push_back({"r0-r1", 0, r0.egress, r1.egress});
+}
+
+void Topology::build_switch() {
+  const NetworkNamespace& sw = namespaces_[static_cast<size_t>(switch_index_)].ns;
+  disable_ipv6(sw.fd());
+  RtnlSocket socket(sw.fd(), sw.name());
+  socket.set_up("lo");
+  socket.create_bridge(kBridge);
+  socket.set_up(kBridge);
+  for (RankNetwork& rank : ranks_) {
+    const std::string port = port_towards(rank.rank);
+    socket.create_veth(port, rank.device, rank.netns_fd);
+    socket.set_master(port, kBridge);
+    socket.set_up(port);
+    rank.ingress = {sw.name(), sw.fd(), port};
+    links_.push_back(
+        {"r" + std::to_string(rank.rank) + "-sw", rank.rank, rank.egress, rank.ingress});
+  }
+}
+
+void Topology::destroy() {
+  // Reverse order of creation. Deleting one end of a veth deletes the pair.
+  for (auto link = links_.rbegin(); link != links_.rend(); ++link) {
+    try {
+      RtnlSocket(link->a.netns_fd, link->a.netns).delete_link(link->a.device);
+    } catch (const std::exception& e) {
+      spdlog::warn("topology {}: {}", run_id_, e.what());
+    }
+  }
+  links_.clear();
+  if (switch_index_ >= 0) {
+    const NetworkNamespace& sw = namespaces_[static_cast<size_t>(switch_index_)].ns;
+    try {
+      RtnlSocket(sw.fd(), sw.name()).delete_link(kBridge);
+    } catch (const std::exception& e) {
+      spdlog::warn("topology {}: {}", run_id_, e.what());
+    }
+  }
+  for (auto owned = namespaces_.rbegin(); owned != namespaces_.rend(); ++owned) {
+    owned->ns.destroy();
+    ledger_.forget(owned->entry);
+  }
+  namespaces_.clear();
+  switch_index_ = -1;
+  for (RankNetwork& rank : ranks_) rank.netns_fd = -1;
+}
+
+std::string Topology::switch_netns() const {
+  return has_switch() ? namespaces_[static_cast<size_t>(switch_index_)].ns.name() : "";
+}
+
+int Topology::switch_netns_fd() const {
+  return has_switch() ? namespaces_[static_cast<size_t>(switch_index_)].ns.fd() : -1;
+}
+
+std::string Topology::describe() const {
+  std::ostringstream out;
+  for (const RankNetwork& rank : ranks_) {
+    out << "  rank " << rank.rank << ": netns " << rank.netns;
+    if (!rank.device.empty()) {
+      out << ", " << rank.device << " " << rank.ipv4 << "/" << rank.prefix_len << ", peer side "
+          << rank.ingress.describe();
+    }
+    out << "\n";
+  }
+  if (has_switch()) out << "  switch: netns " << switch_netns() << ", bridge " << kBridge << "\n";
+  if (named_ && in_initial_user_namespace()) {
+    out << "  (names under /run/netns: `ip netns exec <netns> ...` works)";
+  } else if (named_) {
+    out << "  (rootless: names on the runner's private /run/netns; from outside use `nsenter "
+           "--target <rank pid> --user --net`)";
+  } else {
+    out << "  (namespaces without names: from outside use `nsenter --target <rank pid> --user "
+           "--net`)";
+  }
+  return out.str();
+}
+
+}  // namespace fabriclab::runner

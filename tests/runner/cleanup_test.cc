@@ -1,0 +1,117 @@
+// After a SIGKILL of the runner, `fabriclab cleanup` removes exactly what the
+// run recorded: its namespaces and every process of its rank's group -- and
+// nothing else (an unrelated namespace and an unrelated process survive).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+
+#include <thread>
+
+#include "runner/ledger/run_id.h"
+#include "runner/process/process.h"
+#include "runner/topology/network_namespace.h"
+#include "tests/runner/test_support.h"
+
+namespace fabriclab::runner {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::TempDir;
+
+// Processes carrying the run's marker in their environment.
+std::vector<pid_t> marked_processes(const std::string& run_id) {
+  std::vector<pid_t> found;
+  const std::string marker = "FABRICLAB_RUN_ID=" + run_id + '\0';
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    pid_t pid = std::stoi(name);
+    if (!testing::process_exists(pid)) continue;
+    if (testing::read_file("/proc/" + name + "/environ").find(marker) != std::string::npos) {
+      found.push_back(pid);
+    }
+  }
+  return found;
+}
+
+std::string run_command(const std::string& command, int* exit_code) {
+  std::string output;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  char buffer[512];
+  while (size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) output.append(buffer, n);
+  int status = ::pclose(pipe);
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return output;
+}
+
+TEST(Cleanup, AfterSigkillRemovesExactlyWhatTheRunRecorded) {
+  SKIP_UNLESS_NETNS_PRIVILEGES();
+  TempDir ledger_dir;
+  const std::string run_id = make_run_id();
+  const std::string prefix = "fl-" + run_id + "-";
+
+  // Unrelated things that must survive: a namespace and a process.
+  const std::string unrelated_name = "fl-test-" + std::to_string(::getpid()) + "-keep";
+  NetworkNamespace unrelated_ns = NetworkNamespace::create(unrelated_name, netns_mount_dir());
+  LaunchSpec sleeper;
+  sleeper.argv = {"/bin/sh", "-c", "exec sleep 100"};
+  Process unrelated_process = Process::launch(sleeper);
+
+  // A "runner" that builds a 3-rank topology and a rank with a child, then
+  // is SIGKILLed before it can clean up.
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  LaunchSpec probe;
+  probe.argv = {RUNNER_PROBE, "hold", ledger_dir.path(), run_id, "3"};
+  probe.stdout_stream = Redirect::to_fd(out[1]);
+  Process runner = Process::launch(probe);
+  ::close(out[1]);
+  char line[64] = {};
+  ASSERT_GT(::read(out[0], line, sizeof(line) - 1), 0) << "the probe did not get ready";
+  ::close(out[0]);
+  ASSERT_EQ(std::string(line).rfind("ready ", 0), 0u) << line;
+  EXPECT_EQ(testing::run_netns_entries(prefix).size(), 4u);
+  runner.signal(SIGKILL);
+  EXPECT_EQ(runner.wait().signal, SIGKILL);
+
+  // The rank's own process died with the runner (PDEATHSIG), but the child it
+  // started did not: it is still in the rank's group, carrying the marker.
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_EQ(marked_processes(run_id).size(), 1u);
+  EXPECT_EQ(testing::run_netns_entries(prefix).size(), 4u);
+  const std::string ledger_path = ledger_dir.path() + "/" + run_id + ".json";
+  ASSERT_TRUE(std::filesystem::exists(ledger_path));
+
+  int code = -1;
+  std::string dry = run_command(
+      std::string(FABRICLAB_BINARY) + " cleanup --dry-run --dir " + ledger_dir.path() + " 2>&1",
+      &code);
+  EXPECT_EQ(code, 0) << dry;
+  EXPECT_NE(dry.find("would remove"), std::string::npos) << dry;
+  EXPECT_NE(dry.find("would kill"), std::string::npos) << dry;
+  EXPECT_EQ(testing::run_netns_entries(prefix).size(), 4u);
+
+  std::string report = run_command(
+      std::string(FABRICLAB_BINARY) + " cleanup --dir " + ledger_dir.path() + " 2>&1", &code);
+  EXPECT_EQ(code, 0) << report;
+  for (const char* rank : {"r0", "r1", "r2", "sw"}) {
+    EXPECT_NE(report.find("/run/netns/" + prefix + rank + ": removed"), std::string::npos)
+        << report;
+  }
+  EXPECT_NE(report.find("killed"), std::string::npos) << report;
+  EXPECT_TRUE(testing::run_netns_entries(prefix).empty());
+  EXPECT_TRUE(marked_processes(run_id).empty());
+  EXPECT_FALSE(std::filesystem::exists(ledger_path));
+
+  // ... and nothing else.
+  EXPECT_EQ(testing::run_netns_entries(unrelated_name).size(), 1u);
+  EXPECT_FALSE(unrelated_process.poll().has_value());
+
+  report = run_command(
+      std::string(FABRICLAB_BINARY) + " cleanup --dir " + ledger_dir.path() + " 2>&1", &code);
+  EXPECT_NE(report.find("nothing left over"), std::string::npos) << report;
+}
+
+}  // namespace
+}  // namespace fabriclab::runner

@@ -1,0 +1,108 @@
+// Shared helpers for the runner tests: privilege checks with a reason to
+// skip, temporary directories, and snapshots of the host's network state
+// (links, addresses, /run/netns) to prove the tests leave it unchanged.
+#pragma once
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "runner/topology/user_namespace.h"
+
+namespace fabriclab::runner::testing {
+
+// Empty if the test may create namespaces; otherwise why not (for GTEST_SKIP).
+inline std::string why_no_netns_privileges() {
+  if (::geteuid() != 0) return "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN) for network namespaces";
+  if (!in_initial_user_namespace()) return "needs to run in the host's user namespace";
+  return "";
+}
+
+#define SKIP_UNLESS_NETNS_PRIVILEGES()                                         \
+  do {                                                                         \
+    std::string why = ::fabriclab::runner::testing::why_no_netns_privileges(); \
+    if (!why.empty()) GTEST_SKIP() << why;                                     \
+  } while (0)
+
+// A fresh directory under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/fabriclab-runner-test-XXXXXX";
+    path_ = ::mkdtemp(pattern);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Interface names in the caller's (host) network namespace.
+inline std::set<std::string> host_links() {
+  std::set<std::string> names;
+  if (struct if_nameindex* list = ::if_nameindex()) {
+    for (auto* entry = list; entry->if_index != 0; ++entry) names.insert(entry->if_name);
+    ::if_freenameindex(list);
+  }
+  return names;
+}
+
+// IPv4 addresses in the caller's (host) network namespace.
+inline std::set<std::string> host_ipv4_addresses() {
+  std::set<std::string> addresses;
+  struct ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return addresses;
+  for (auto* entry = list; entry != nullptr; entry = entry->ifa_next) {
+    if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN];
+    auto* in = reinterpret_cast<sockaddr_in*>(entry->ifa_addr);
+    ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text));
+    addresses.insert(text);
+  }
+  ::freeifaddrs(list);
+  return addresses;
+}
+
+// Entries of /run/netns whose name starts with `prefix`.
+inline std::set<std::string> run_netns_entries(const std::string& prefix = "") {
+  std::set<std::string> names;
+  if (DIR* dir = ::opendir("/run/netns")) {
+    while (dirent* entry = ::readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name != "." && name != ".." && name.rfind(prefix, 0) == 0) names.insert(name);
+    }
+    ::closedir(dir);
+  }
+  return names;
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline bool process_exists(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z';
+}
+
+}  // namespace fabriclab::runner::testing
