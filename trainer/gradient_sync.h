@@ -14,7 +14,8 @@
 //
 // With a null process group (world size 1) nothing is sent and finish()
 // returns 0. Not thread-safe; one instance per model, used by one thread.
-// Errors: a failed or timed-out collective throws c10::Error from finish().
+// Errors: a failed or timed-out collective throws from finish(): c10::Error,
+// or gloo::IoException (a std::runtime_error) when a peer resets the connection.
 #pragma once
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>

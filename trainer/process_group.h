@@ -7,7 +7,8 @@
 //
 // Timeouts: `timeout` bounds the rendezvous (waiting for all ranks) and every
 // collective; when it expires, or a peer closes its connections (it died),
-// the pending collective throws c10::Error. Callers turn that into an exit.
+// the pending collective throws (c10::Error or gloo::IoException; catch
+// std::exception). Callers turn that into an exit.
 #pragma once
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>

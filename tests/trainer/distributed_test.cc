@@ -1,0 +1,114 @@
+// Ranks as real processes over real Gloo/TCP on loopback: they train, stay
+// bit-identical, and fail fast and loudly when a peer dies or never comes.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <memory>
+#include <thread>
+
+#include "tests/support/child_process.h"
+#include "tests/trainer/metrics_reader.h"
+
+namespace fabriclab::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class RankGroup {
+ public:
+  RankGroup(int world_size, std::vector<std::string> train_args, int launch_ranks = -1)
+      : dir_(make_temp_dir("ranks")), port_(free_tcp_port()) {
+    if (launch_ranks < 0) launch_ranks = world_size;
+    for (int rank = 0; rank < launch_ranks; ++rank) {
+      std::vector<std::string> argv = {FABRICLAB_BINARY, "train", "--data", "synthetic",
+                                       "--metrics", metrics(rank)};
+      argv.insert(argv.end(), train_args.begin(), train_args.end());
+      ranks_.push_back(std::make_unique<ChildProcess>(
+          argv,
+          std::map<std::string, std::string>{{"MASTER_ADDR", "127.0.0.1"},
+                                             {"MASTER_PORT", std::to_string(port_)},
+                                             {"WORLD_SIZE", std::to_string(world_size)},
+                                             {"RANK", std::to_string(rank)},
+                                             {"LOCAL_RANK", std::to_string(rank)}},
+          dir_ + "/rank" + std::to_string(rank) + ".log"));
+    }
+  }
+  std::string metrics(int rank) const { return dir_ + "/rank" + std::to_string(rank) + ".jsonl"; }
+  ChildProcess& rank(int r) { return *ranks_[r]; }
+  int size() const { return static_cast<int>(ranks_.size()); }
+
+ private:
+  std::string dir_;
+  int port_;
+  std::vector<std::unique_ptr<ChildProcess>> ranks_;
+};
+
+double mean_loss(const std::vector<nlohmann::json>& steps, size_t begin, size_t end) {
+  double sum = 0;
+  for (size_t i = begin; i < end; ++i) sum += steps[i]["loss"].get<double>();
+  return sum / static_cast<double>(end - begin);
+}
+
+void expect_trains_in_sync(int world_size, int steps) {
+  RankGroup group(world_size, {"--steps", std::to_string(steps), "--batch", "32", "--timeout", "60"});
+  for (int r = 0; r < group.size(); ++r) {
+    const ExitStatus status = group.rank(r).wait(180s);
+    ASSERT_TRUE(status.exited) << "rank " << r << " hung:\n" << group.rank(r).output();
+    ASSERT_EQ(status.code, 0) << "rank " << r << ":\n" << group.rank(r).output();
+  }
+  std::string digest;
+  for (int r = 0; r < world_size; ++r) {
+    const auto step_events = read_events(group.metrics(r), "step");
+    ASSERT_EQ(step_events.size(), static_cast<size_t>(steps));
+    EXPECT_LT(mean_loss(step_events, steps - 20, steps), 0.5 * mean_loss(step_events, 0, 20))
+        << "rank " << r << ": loss did not fall";
+    const auto start = read_events(group.metrics(r), "start").at(0);
+    EXPECT_EQ(step_events.back()["bytes"], start["grad_bytes"]) << "every gradient is allreduced";
+    const auto final_event = read_events(group.metrics(r), "final").at(0);
+    if (r == 0) digest = final_event["param_digest"];
+    EXPECT_EQ(final_event["param_digest"], digest) << "rank " << r << " diverged from rank 0";
+  }
+}
+
+TEST(Distributed, TwoRanksTrainAndStayBitIdentical) { expect_trains_in_sync(2, 300); }
+
+TEST(Distributed, FourRanksTrainAndStayBitIdentical) { expect_trains_in_sync(4, 200); }
+
+TEST(Distributed, KilledRankEndsTheOthersWithinTheTimeout) {
+  constexpr int kTimeoutS = 10;
+  RankGroup group(3, {"--steps", "1000000", "--timeout", std::to_string(kTimeoutS)});
+  // Wait until training is under way, then kill rank 2 mid-run.
+  const auto give_up = std::chrono::steady_clock::now() + 60s;
+  while (read_events(group.metrics(2), "step").size() < 5) {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << group.rank(2).output();
+    std::this_thread::sleep_for(50ms);
+  }
+  group.rank(2).signal(SIGKILL);
+  const auto killed_at = std::chrono::steady_clock::now();
+  for (int r = 0; r < 2; ++r) {
+    const ExitStatus status = group.rank(r).wait(600s);  // limit counts from launch
+    const double after_kill_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+    ASSERT_TRUE(status.exited);
+    EXPECT_NE(status.code, 0) << "rank " << r << " must fail";
+    EXPECT_LE(after_kill_s, kTimeoutS + 5) << "rank " << r << " took too long to notice";
+    const std::string out = group.rank(r).output();
+    EXPECT_NE(out.find("rank " + std::to_string(r) + ": step"), std::string::npos) << out;
+    EXPECT_NE(out.find("collective failed"), std::string::npos) << out;
+    const auto errors = read_events(group.metrics(r), "error");
+    ASSERT_EQ(errors.size(), 1u) << "rank " << r << " must record the failure";
+  }
+}
+
+TEST(Distributed, MissingPeerFailsRendezvousWithinTheTimeout) {
+  RankGroup group(2, {"--steps", "10", "--timeout", "3"}, /*launch_ranks=*/1);
+  const ExitStatus status = group.rank(0).wait(60s);
+  ASSERT_TRUE(status.exited);
+  EXPECT_EQ(status.code, 1);
+  EXPECT_LT(status.seconds, 30);
+  const std::string out = group.rank(0).output();
+  EXPECT_NE(out.find("rendezvous with 2 ranks at 127.0.0.1"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace fabriclab::testing

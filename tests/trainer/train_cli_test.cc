@@ -1,0 +1,90 @@
+// `fabriclab train` as a user meets it: bad flags and environment exit 2 with
+// what was expected; a single process writes metrics in the documented schema.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tests/support/child_process.h"
+#include "tests/trainer/metrics_reader.h"
+
+namespace fabriclab::testing {
+namespace {
+
+struct BadInput {
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;
+  std::string expected_text;
+};
+
+class TrainBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(TrainBadInput, ExitsTwoAndSaysWhatWasExpected) {
+  const auto& args = GetParam().args;
+  std::vector<std::string> argv = {FABRICLAB_BINARY, "train", "--steps", "1"};
+  if (std::find(args.begin(), args.end(), "--data") == args.end()) {
+    argv.insert(argv.end(), {"--data", "synthetic"});
+  }
+  argv.insert(argv.end(), args.begin(), args.end());
+  const RunResult r = run_command(argv, GetParam().env, std::chrono::seconds(30));
+  EXPECT_TRUE(r.status.exited);
+  EXPECT_EQ(r.status.code, 2) << r.output;
+  EXPECT_NE(r.output.find(GetParam().expected_text), std::string::npos) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Flags, TrainBadInput,
+    ::testing::Values(BadInput{{"--model", "resnet"}, {}, "--model"},
+                      BadInput{{"--batch", "0"}, {}, "--batch must be positive"},
+                      BadInput{{"--width", "-3"}, {}, "--width must be positive"},
+                      BadInput{{"--lr", "abc"}, {}, "--lr"},
+                      BadInput{{"--no-such-flag"}, {}, "--no-such-flag"},
+                      BadInput{{"--timeout", "0"}, {}, "--timeout must be positive"},
+                      BadInput{{"--data", "/nonexistent-dir"}, {}, "/nonexistent-dir/train-images"},
+                      BadInput{{}, {{"WORLD_SIZE", "2"}, {"RANK", "0"}}, "needs MASTER_ADDR"},
+                      BadInput{{}, {{"WORLD_SIZE", "2"}, {"RANK", "2"}, {"MASTER_ADDR", "127.0.0.1"}},
+                               "RANK must be in [0, WORLD_SIZE=2)"},
+                      BadInput{{}, {{"MASTER_PORT", "99999"}}, "MASTER_PORT must be in 1..65535"},
+                      BadInput{{}, {{"RANK", "x"}}, "rank = x"}));
+
+TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
+  const std::string dir = make_temp_dir("train-schema");
+  const std::string metrics = dir + "/m.jsonl";
+  const RunResult r = run_command({FABRICLAB_BINARY, "train", "--data", "synthetic", "--steps", "20",
+                                   "--eval-every", "10", "--metrics", metrics},
+                                  {}, std::chrono::seconds(60));
+  ASSERT_EQ(r.status.code, 0) << r.output;
+  EXPECT_NE(r.output.find("118282 parameters = 473128 bytes"), std::string::npos) << r.output;
+
+  const auto events = read_events(metrics);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front()["event"], "start");
+  EXPECT_EQ(events.front()["params"], 118282);
+  EXPECT_EQ(events.front()["grad_bytes"], 118282 * 4);
+  EXPECT_EQ(events.back()["event"], "final");
+
+  const auto steps = read_events(metrics, "step");
+  ASSERT_EQ(steps.size(), 20u);
+  double last_ts = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const auto& s = steps[i];
+    for (const char* key : {"v", "rank", "step", "loss", "step_ms", "compute_ms", "comm_ms", "bytes", "ts"}) {
+      EXPECT_TRUE(s.contains(key)) << key << " missing in " << s.dump();
+    }
+    EXPECT_EQ(s["v"], 1);
+    EXPECT_EQ(s["step"], static_cast<int>(i + 1));
+    EXPECT_EQ(s["bytes"], 0) << "one process allreduces nothing";
+    EXPECT_GT(s["step_ms"].get<double>(), 0);
+    EXPECT_NEAR(s["compute_ms"].get<double>() + s["comm_ms"].get<double>(), s["step_ms"].get<double>(), 1e-6);
+    EXPECT_GE(s["ts"].get<double>(), last_ts);
+    last_ts = s["ts"].get<double>();
+  }
+  const auto evals = read_events(metrics, "eval");
+  ASSERT_EQ(evals.size(), 2u);  // steps 10 and 20
+  EXPECT_GE(evals[1]["accuracy"].get<double>(), 0.0);
+  EXPECT_LE(evals[1]["accuracy"].get<double>(), 1.0);
+  std::remove(metrics.c_str());
+  ::rmdir(dir.c_str());
+}
+
+}  // namespace
+}  // namespace fabriclab::testing
