@@ -427,22 +427,20 @@ class Parser {
 // ---- printing ------------------------------------------------------------
 
 std::string fmt_percent(double fraction) {
-  // The shortest %g text that parse_percent() reads back to the same double;
-  // failing that, the shortest that gives the same kernel value.
-  // Plain decimals are preferred to exponents ("100%", not "1e+02%").
+  // The shortest %g text that parse_percent() reads back to the same kernel
+  // value (Spec equality is at that resolution), plain decimals before
+  // exponents ("100%", not "1e+02%").
   char buf[64];
-  std::string same_scaled;
   for (bool allow_exponent : {false, true}) {
     for (int prec = 1; prec <= 17; ++prec) {
       std::snprintf(buf, sizeof buf, "%.*g", prec, fraction * 100.);
       if (!allow_exponent && std::strchr(buf, 'e')) continue;
       double back = std::strtod(buf, nullptr) / 100.;
-      if (back == fraction) return std::string(buf) + "%";
-      if (same_scaled.empty() && scaled_probability(back) == scaled_probability(fraction))
-        same_scaled = buf;
+      if (scaled_probability(back) == scaled_probability(fraction)) return std::string(buf) + "%";
     }
   }
-  return (same_scaled.empty() ? std::string(buf) : same_scaled) + "%";
+  std::snprintf(buf, sizeof buf, "%.17g", fraction * 100.);
+  return std::string(buf) + "%";
 }
 
 std::string fmt_time_us(uint64_t us) {

@@ -1,0 +1,47 @@
+// make_backend() and parse_backend_kind() (declared in impairment.h).
+#include <spdlog/spdlog.h>
+
+#include "common/input_error.h"
+#include "netem/impairment.h"
+#include "netem/netlink/netem_probe.h"
+#include "netem/netlink/netlink_backend.h"
+#include "netem/userspace/userspace_backend.h"
+
+namespace fabriclab::netem {
+
+BackendKind parse_backend_kind(const std::string& word) {
+  if (word == "netem") return BackendKind::kNetem;
+  if (word == "userspace") return BackendKind::kUserspace;
+  if (word == "auto") return BackendKind::kAuto;
+  throw InputError("unknown backend '" + word + "'; expected netem, userspace or auto");
+}
+
+std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* why) {
+  auto say = [&](const std::string& s) {
+    if (why) *why = s;
+  };
+  switch (kind) {
+    case BackendKind::kNetem:
+      say("netem backend (asked for): the kernel's sch_netem through netlink");
+      return std::make_unique<netlink::NetlinkBackend>();
+    case BackendKind::kUserspace:
+      say("userspace backend (asked for): NFQUEUE, delays and drops decided in this process");
+      return make_userspace_backend();
+    case BackendKind::kAuto:
+      break;
+  }
+  std::string probe;
+  netlink::NetemSupport s = netlink::probe_netem(&probe);
+  if (s == netlink::NetemSupport::kAbsent) {
+    say("userspace backend (auto): this kernel has no sch_netem -- " + probe);
+    return make_userspace_backend();
+  }
+  say(std::string("netem backend (auto): ") +
+      (s == netlink::NetemSupport::kPresent ? "this kernel has sch_netem -- "
+                                            : "could not tell whether this kernel has sch_netem, "
+                                              "trying it -- ") +
+      probe);
+  return std::make_unique<netlink::NetlinkBackend>();
+}
+
+}  // namespace fabriclab::netem

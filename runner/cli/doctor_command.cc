@@ -1,0 +1,213 @@
+// `fabriclab doctor`: are this machine's prerequisites in place? A list of
+// checks (doctor_checks.h), each ok / warn / fail with what was found and the
+// remedy. Exit 0 when every required check passes, 1 otherwise.
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/input_error.h"
+#include "netem/netlink/netem_probe.h"
+#include "netem/userspace/userspace_backend.h"
+#include "runner/cli/commands.h"
+#include "runner/cli/doctor_checks.h"
+
+namespace fabriclab::cli {
+
+namespace {
+
+std::vector<DoctorCheck>& registry() {
+  static std::vector<DoctorCheck> checks;
+  return checks;
+}
+
+bool has_cap_net_admin() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("CapEff:", 0) == 0) {
+      unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+      return caps & (1ULL << 12);  // CAP_NET_ADMIN
+    }
+  }
+  return false;
+}
+
+// Can an unprivileged process make a user + network namespace? Tried in a
+// child process (unshare(CLONE_NEWUSER) needs a single-threaded caller).
+bool userns_works() {
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) _exit(unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0 ? 0 : 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool on_path(const std::string& tool) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (access((dir + "/" + tool).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+CheckResult privileges() {
+  if (geteuid() == 0 && has_cap_net_admin())
+    return {CheckStatus::kOk, "root with CAP_NET_ADMIN", ""};
+  if (userns_works())
+    return {CheckStatus::kOk,
+            "not root, but unprivileged user namespaces work (rootless: unshare -U -r -n)", ""};
+  return {CheckStatus::kFail, "neither root nor allowed to create user namespaces",
+          "run as root (sudo), or allow unprivileged user namespaces "
+          "(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces > 0)"};
+}
+
+CheckResult sch_netem() {
+  std::string why;
+  switch (netem::netlink::probe_netem(&why)) {
+    case netem::netlink::NetemSupport::kPresent:
+      return {CheckStatus::kOk, "this kernel has sch_netem: " + why, ""};
+    case netem::netlink::NetemSupport::kAbsent:
+      return {CheckStatus::kWarn, "this kernel has no sch_netem: " + why,
+              "modprobe sch_netem; if missing: apt install linux-modules-extra-$(uname -r) "
+              "(Debian/Ubuntu) or dnf install kernel-modules-extra (Fedora); until then the "
+              "userspace backend stands in (--backend auto)"};
+    case netem::netlink::NetemSupport::kUnknown:
+      break;
+  }
+  return {CheckStatus::kWarn, "cannot tell whether this kernel has sch_netem: " + why,
+          "run doctor as root to probe"};
+}
+
+CheckResult userspace_backend() {
+  std::string why;
+  if (netem::userspace_backend_available(&why)) return {CheckStatus::kOk, why, ""};
+  return {CheckStatus::kWarn, why, "see the detail; needed only where the kernel lacks sch_netem"};
+}
+
+CheckResult some_backend() {
+  std::string a, b;
+  bool netem = netem::netlink::probe_netem(&a) == netem::netlink::NetemSupport::kPresent;
+  bool user = netem::userspace_backend_available(&b);
+  if (netem || user)
+    return {CheckStatus::kOk,
+            std::string("impairments will use the ") + (netem ? "netem" : "userspace") +
+                " backend (--backend auto)",
+            ""};
+  return {CheckStatus::kFail, "neither sch_netem nor the userspace backend can run here",
+          "see the sch_netem and userspace-backend checks above"};
+}
+
+std::function<CheckResult()> tool(const std::string& name, const std::string& why,
+                                  const std::string& package) {
+  return [=] {
+    if (on_path(name)) return CheckResult{CheckStatus::kOk, name + " found (" + why + ")", ""};
+    return CheckResult{CheckStatus::kWarn, name + " not found (" + why + ")",
+                       "apt install " + package};
+  };
+}
+
+CheckResult dataset() {
+  const std::string dir = "/usr/share/datasets/fashion-mnist";
+  std::string missing;
+  for (const char* f : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                        "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+    struct stat st;
+    std::string p = dir + "/" + f;
+    if (::stat(p.c_str(), &st) != 0 && ::stat((p + ".gz").c_str(), &st) != 0)
+      missing += std::string(missing.empty() ? "" : ", ") + f;
+  }
+  if (missing.empty()) return {CheckStatus::kOk, "Fashion-MNIST in " + dir, ""};
+  return {CheckStatus::kFail, "missing from " + dir + ": " + missing,
+          "apt install dataset-fashion-mnist"};
+}
+
+void register_builtin_checks() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  std::vector<DoctorCheck> builtin = {
+      {"privileges", true, privileges},
+      {"sch_netem", false, sch_netem},
+      {"userspace backend", false, userspace_backend},
+      {"impairment backend", true, some_backend},
+      {"tc", false, tool("tc", "reference client; fixtures and tests", "iproute2")},
+      {"strace", false, tool("strace", "byte-for-byte comparison with tc", "strace")},
+      {"ping", false, tool("ping", "RTT checks in tests and labs", "iputils-ping")},
+      {"iperf3", false, tool("iperf3", "line-rate measurement in lab 04", "iperf3")},
+      {"dataset", true, dataset},
+  };
+  // Built-in checks first, then the ones other files registered.
+  auto& r = registry();
+  r.insert(r.begin(), builtin.begin(), builtin.end());
+}
+
+const char* label(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::kOk:
+      return "ok";
+    case CheckStatus::kWarn:
+      return "warn";
+    case CheckStatus::kFail:
+      return "FAIL";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void register_doctor_check(DoctorCheck check) { registry().push_back(std::move(check)); }
+
+const std::vector<DoctorCheck>& doctor_checks() {
+  register_builtin_checks();
+  return registry();
+}
+
+void add_doctor_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "doctor",
+      "Check this machine's prerequisites: privileges, sch_netem or the userspace "
+      "backend, tools, dataset (exit 1 if a required one fails)");
+  auto json = std::make_shared<bool>(false);
+  command->add_flag("--json", *json, "JSON output");
+  command->callback([json] {
+    bool all_required_ok = true;
+    nlohmann::json out = nlohmann::json::array();
+    for (const DoctorCheck& c : doctor_checks()) {
+      CheckResult r;
+      try {
+        r = c.run();
+      } catch (const std::exception& e) {
+        r = {CheckStatus::kFail, std::string("the check itself failed: ") + e.what(), ""};
+      }
+      if (c.required && r.status == CheckStatus::kFail) all_required_ok = false;
+      if (*json) {
+        out.push_back({{"name", c.name},
+                       {"required", c.required},
+                       {"status", label(r.status)},
+                       {"detail", r.detail},
+                       {"remedy", r.remedy}});
+        continue;
+      }
+      std::string tag = std::string("[") + label(r.status) + "]";
+      tag.resize(7, ' ');
+      std::string name = c.name + (c.required ? "" : " (optional)");
+      name.resize(std::max<size_t>(name.size(), 30), ' ');
+      std::cout << tag << name << r.detail << "\n";
+      if (!r.remedy.empty()) std::cout << std::string(37, ' ') << "remedy: " << r.remedy << "\n";
+    }
+    if (*json) std::cout << out.dump(2) << "\n";
+    std::cout.flush();
+    if (!all_required_ok) throw CommandExit{kExitFailure};
+  });
+}
+
+}  // namespace fabriclab::cli
