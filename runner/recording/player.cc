@@ -1,0 +1,88 @@
+#include "runner/recording/player.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "common/input_error.h"
+#include "runner/recording/terminal_sanitizer.h"
+
+namespace fabriclab::runner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kStopPoll = std::chrono::milliseconds(50);
+
+// Sleeps until `deadline`, waking every kStopPoll to look at `stop`.
+// Returns false when stopped.
+bool wait_until(Clock::time_point deadline, const std::atomic<bool>& stop) {
+  while (!stop.load()) {
+    const auto now = Clock::now();
+    if (now >= deadline) return true;
+    std::this_thread::sleep_for(std::min<Clock::duration>(deadline - now, kStopPoll));
+  }
+  return false;
+}
+
+// The label as plain text: a marker must not carry escape sequences of its own.
+std::string plain_text(const std::string& label) {
+  TerminalSanitizer sanitizer;
+  std::string text = sanitizer.feed(label);
+  text.erase(std::remove_if(text.begin(), text.end(),
+                            [](char c) {
+                              const auto b = static_cast<unsigned char>(c);
+                              return b < 0x20 || b == 0x7f;
+                            }),
+             text.end());
+  return text;
+}
+
+}  // namespace
+
+std::string chapter_line(const std::string& label) {
+  return "\x1b[2m\u2500\u2500 " + plain_text(label) + " \u2500\u2500\x1b[0m\r\n";
+}
+
+PlayResult play_cast(const Cast& cast, std::ostream& out, const PlayOptions& options,
+                     const std::atomic<bool>& stop) {
+  if (!(options.speed > 0)) throw InputError("--speed must be a positive number");
+  if (!(options.idle_limit_s > 0))
+    throw InputError("--idle-limit must be a positive number of seconds");
+
+  PlayResult result;
+  TerminalSanitizer sanitizer;
+  bool at_line_start = true;
+  double previous_s = 0;
+  double schedule_s = 0;  // playback seconds since start (after capping and speed)
+  const Clock::time_point start = Clock::now();
+
+  for (const CastEvent& event : cast.events) {
+    if (event.code != "o" && event.code != "m") continue;
+    schedule_s += std::min(event.time_s - previous_s, options.idle_limit_s) / options.speed;
+    previous_s = event.time_s;
+    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(schedule_s));
+    if (!wait_until(deadline, stop)) {
+      result.stopped = true;
+      break;
+    }
+    std::string text;
+    if (event.code == "o") {
+      text = options.raw ? event.data : sanitizer.feed(event.data);
+    } else {
+      text = (at_line_start ? "" : "\r\n") + chapter_line(event.data);
+      ++result.markers;
+    }
+    if (!text.empty()) {
+      out << text;
+      out.flush();
+      at_line_start = text.back() == '\n';
+    }
+    result.played_s = event.time_s;
+  }
+  sanitizer.finish();
+  result.removed = sanitizer.removed();
+  return result;
+}
+
+}  // namespace fabriclab::runner

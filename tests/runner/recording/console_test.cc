@@ -1,0 +1,194 @@
+// Console: what the student sees is what the cast records; the cast is valid
+// asciicast v2 for our reader and for the real asciinema client.
+#include "runner/recording/console.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "runner/recording/cast_reader.h"
+#include "tests/support/child_process.h"
+
+namespace fabriclab::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ConsoleTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = fabriclab::testing::make_temp_dir("console_test"); }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string cast_path() const { return dir_ + "/session.cast"; }
+  std::string dir_;
+};
+
+std::string without_cr(std::string text) {
+  text.erase(std::remove(text.begin(), text.end(), '\r'), text.end());
+  return text;
+}
+
+std::string all_output(const Cast& cast) {
+  std::string out;
+  for (const CastEvent& e : cast.events) {
+    if (e.code == "o") out += e.data;
+  }
+  return out;
+}
+
+TEST_F(ConsoleTest, PrintsToTheTerminalAndRecordsAValidCast) {
+  std::ostringstream terminal;
+  {
+    Console console(terminal, Console::Terminal::kPlain);
+    console.attach_cast(cast_path(), 100, 30, "fabriclab 02: what one dropped packet costs");
+    console.marker("scenario clean: start");
+    console.print("scenario clean: no impairment\n");
+    console.print("\x1b[32mcompleted\x1b[0m in 11.2 s \u2713\n");
+    console.marker("scenario clean: end");
+  }
+  EXPECT_EQ(terminal.str(),
+            "scenario clean: no impairment\n\x1b[32mcompleted\x1b[0m in 11.2 s \u2713\n");
+
+  const Cast cast = read_cast(cast_path());
+  EXPECT_EQ(cast.header.width, 100);
+  EXPECT_EQ(cast.header.height, 30);
+  EXPECT_EQ(cast.header.title, "fabriclab 02: what one dropped packet costs");
+  ASSERT_TRUE(cast.header.timestamp_unix_s.has_value());
+  EXPECT_NEAR(*cast.header.timestamp_unix_s, static_cast<double>(std::time(nullptr)), 60);
+  ASSERT_EQ(cast.events.size(), 4u);
+  EXPECT_EQ(cast.events[0].code, "m");
+  EXPECT_EQ(cast.events[0].data, "scenario clean: start");
+  EXPECT_EQ(cast.events[3].code, "m");
+  EXPECT_EQ(cast.events[3].data, "scenario clean: end");
+  // Recorded as a pty delivers it: \n -> \r\n.
+  EXPECT_EQ(cast.events[1].data, "scenario clean: no impairment\r\n");
+  EXPECT_EQ(without_cr(all_output(cast)), terminal.str());
+}
+
+TEST_F(ConsoleTest, EventTimesFollowTheMonotonicClock) {
+  std::ostringstream terminal;
+  Console console(terminal, Console::Terminal::kPlain);
+  console.attach_cast(cast_path(), 80, 24, "t");
+  console.print("a\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  console.print("b\n");
+  console.close_cast();
+  const Cast cast = read_cast(cast_path());
+  ASSERT_EQ(cast.events.size(), 2u);
+  EXPECT_LT(cast.events[0].time_s, 0.1);
+  EXPECT_NEAR(cast.events[1].time_s - cast.events[0].time_s, 0.3, 0.15);
+}
+
+TEST_F(ConsoleTest, StatusLineRewritesItselfOnATtyAndIsErasedByPrint) {
+  std::ostringstream terminal;
+  Console console(terminal, Console::Terminal::kTty);
+  console.attach_cast(cast_path(), 80, 24, "t");
+  console.status_line("step 1/80");
+  console.status_line("step 2/80");
+  console.print("done\n");
+  EXPECT_EQ(terminal.str(), "\rstep 1/80\x1b[K\rstep 2/80\x1b[K\r\x1b[Kdone\n");
+  console.close_cast();
+  const Cast cast = read_cast(cast_path());
+  // The second status update came within kCastStatusInterval: not recorded.
+  ASSERT_EQ(cast.events.size(), 3u);
+  EXPECT_EQ(cast.events[0].data, "\rstep 1/80\x1b[K");
+  EXPECT_EQ(cast.events[1].data, "\r\x1b[K");
+  EXPECT_EQ(cast.events[2].data, "done\r\n");
+}
+
+TEST_F(ConsoleTest, StatusLinesOnAPlainTerminalAreThrottledLines) {
+  std::ostringstream terminal;
+  Console console(terminal, Console::Terminal::kPlain);
+  for (int i = 1; i <= 50; ++i) console.status_line("step " + std::to_string(i));
+  console.clear_status();
+  console.print("end\n");
+  // The first one is shown, the next 49 fall inside kPlainStatusInterval.
+  EXPECT_EQ(terminal.str(), "step 1\nend\n");
+  EXPECT_FALSE(console.terminal_is_tty());
+  EXPECT_FALSE(console.recording());
+}
+
+TEST_F(ConsoleTest, ConcurrentPrintsKeepEveryEventWhole) {
+  std::ostringstream terminal;
+  Console console(terminal, Console::Terminal::kTty);
+  console.attach_cast(cast_path(), 80, 24, "threads");
+  auto writer = [&](char c) {
+    for (int i = 0; i < 200; ++i) console.print(std::string(20, c) + "\n");
+  };
+  std::thread a(writer, 'a');
+  std::thread b(writer, 'b');
+  std::thread sampler([&] {
+    for (int i = 0; i < 200; ++i) console.status_line("sampling " + std::to_string(i));
+  });
+  a.join();
+  b.join();
+  sampler.join();
+  console.close_cast();
+  const Cast cast = read_cast(cast_path());  // every line parses: no torn writes
+  int lines = 0;
+  for (const CastEvent& e : cast.events) {
+    if (e.data.size() == 22 && e.data.substr(20) == "\r\n") ++lines;
+  }
+  EXPECT_EQ(lines, 400);
+}
+
+TEST_F(ConsoleTest, InvalidUtf8IsRecordedAsReplacementCharacters) {
+  std::ostringstream terminal;
+  Console console(terminal, Console::Terminal::kPlain);
+  console.attach_cast(cast_path(), 80, 24, "t");
+  console.print("bad \xff\xfe bytes\n");
+  console.close_cast();
+  const Cast cast = read_cast(cast_path());
+  ASSERT_EQ(cast.events.size(), 1u);
+  EXPECT_EQ(cast.events[0].data, "bad \ufffd\ufffd bytes\r\n");
+}
+
+TEST_F(ConsoleTest, AttachToAnUnwritablePathNamesTheFile) {
+  std::ostringstream terminal;
+  Console console(terminal, Console::Terminal::kPlain);
+  try {
+    console.attach_cast(dir_ + "/no/such/dir/session.cast", 80, 24, "t");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no/such/dir/session.cast"), std::string::npos)
+        << e.what();
+  }
+  console.print("still prints\n");
+  EXPECT_EQ(terminal.str(), "still prints\n");
+}
+
+TEST_F(ConsoleTest, TheRealAsciinemaCatReproducesTheOutput) {
+  if (access("/usr/bin/asciinema", X_OK) != 0) {
+    GTEST_SKIP() << "asciinema is not installed (apt-get install asciinema)";
+  }
+  std::ostringstream terminal;
+  {
+    Console console(terminal, Console::Terminal::kTty);
+    console.attach_cast(cast_path(), 100, 30, "lab 02 \"quoted\" title");
+    console.marker("scenario clean: start");
+    console.print("== scenario clean ==\n");
+    console.status_line("step 40/80  loss 0.61");
+    console.print(
+        "  wall 11.2 s  \x1b[1mslowdown 1.00x\x1b[0m \u2500\u2500 \"quotes\" \\ tab\there\n");
+    console.marker("scenario clean: end");
+    console.print("summary: 4 scenarios, 1 stalled\n");
+  }
+  const auto result = fabriclab::testing::run_command({"/usr/bin/asciinema", "cat", cast_path()},
+                                                      {}, std::chrono::seconds(30));
+  ASSERT_TRUE(result.status.exited);
+  ASSERT_EQ(result.status.code, 0) << result.output;
+  // asciinema writes the recorded bytes as they are (\r\n line ends, the
+  // status line and its erase included): the same bytes as our cast's events.
+  const Cast cast = read_cast(cast_path());
+  EXPECT_EQ(result.output, all_output(cast));
+  EXPECT_NE(without_cr(result.output).find("summary: 4 scenarios, 1 stalled\n"), std::string::npos);
+  EXPECT_EQ(without_cr(result.output), without_cr(terminal.str()));
+}
+
+}  // namespace
+}  // namespace fabriclab::runner
