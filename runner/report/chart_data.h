@@ -1,0 +1,58 @@
+// What the charts plot, and the gnuplot files that plot it: one data file
+// per scenario and one script per chart, written to <run dir>/charts/ so a
+// student can re-render or restyle them (`cd charts && gnuplot
+// loss_vs_time.gp`). Pure functions (text in, text out), thread-safe;
+// charts.h writes the files and runs gnuplot.
+//
+// Scripts refer to data files by relative name and are run with charts/ as
+// the working directory, so no path of the run directory ever appears in
+// gnuplot syntax. Every label is quoted with gnuplot_quote().
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fabriclab::runner::report {
+
+// One step of one scenario, over its ranks.
+struct StepPoint {
+  int step = 0;
+  double t_s = 0;              // end of the step (latest rank), seconds since
+                               // the scenario's first step started
+  double mean_loss = 0;        // mean over the ranks that reported the step
+  double slowest_step_ms = 0;  // max step_ms over ranks (the BSP step time)
+};
+
+struct ScenarioSeries {
+  std::string name;               // scenario name
+  std::string label;              // legend text, "clean: no impairment"
+  std::vector<StepPoint> points;  // by step number
+};
+
+// The series of one scenario's events (step events only are used).
+ScenarioSeries series_of(const std::string& name, const std::string& label,
+                         const std::vector<nlohmann::json>& events);
+
+// "<name>.dat", with any character outside [A-Za-z0-9_-] replaced by '_'.
+std::string data_file_name(const std::string& scenario);
+// Whitespace-separated columns: step t_s mean_loss slowest_step_ms, under a
+// '#' header line naming them.
+std::string format_data_file(const ScenarioSeries& series);
+
+// A gnuplot single-quoted string literal: 'it''s' (gnuplot doubles quotes).
+std::string gnuplot_quote(const std::string& text);
+
+// The two charts. Each script draws SVG into `svg_name` by default, or text
+// on stdout when gnuplot is started with -e "text_mode='mono'" (or 'ansi'),
+// kTextColumns x kTextRows. Series without points are left out; `title`
+// heads the chart.
+constexpr int kTextColumns = 100;
+constexpr int kTextRows = 25;
+std::string loss_chart_script(const std::vector<ScenarioSeries>& series, const std::string& title,
+                              const std::string& svg_name);
+std::string step_time_chart_script(const std::vector<ScenarioSeries>& series,
+                                   const std::string& title, const std::string& svg_name);
+
+}  // namespace fabriclab::runner::report

@@ -1,0 +1,236 @@
+#include "runner/report/scenario_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "common/input_error.h"
+
+namespace fabriclab::runner::report {
+namespace {
+
+using nlohmann::json;
+
+double number_field(const json& event, const char* key) {
+  auto it = event.find(key);
+  if (it == event.end() || !it->is_number()) {
+    throw InputError(event.value("event", std::string("?")) + " event: field '" + key +
+                     "': expected a number");
+  }
+  return it->get<double>();
+}
+
+struct RankSteps {
+  int last_step = 0;
+  double last_loss = 0;
+};
+
+}  // namespace
+
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+double percentile_nearest_rank(std::vector<double> values, double percent) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  // Nearest rank: the smallest value with at least `percent`% of the values
+  // at or below it. The epsilon keeps 0.99 * 100 from rounding up to 100.
+  const double rank = std::ceil(percent / 100.0 * values.size() - 1e-9);
+  const size_t index = static_cast<size_t>(std::max(1.0, rank)) - 1;
+  return values[std::min(index, values.size() - 1)];
+}
+
+ScenarioResult summarize_scenario(const std::vector<json>& events) {
+  ScenarioResult result;
+  double first_start_s = std::numeric_limits<double>::infinity();
+  double last_end_s = -std::numeric_limits<double>::infinity();
+  double step_ms_sum = 0;
+  double comm_ms_sum = 0;
+  std::map<int, double> slowest_step_ms;  // step number -> max over ranks
+  std::map<int, RankSteps> ranks;
+  int world_size = 0;
+
+  for (const json& event : events) {
+    const std::string kind = event.value("event", std::string());
+    if (kind == "start") {
+      ranks.try_emplace(static_cast<int>(number_field(event, "rank")));
+      if (event.contains("world_size") && event["world_size"].is_number_integer()) {
+        world_size = std::max(world_size, event["world_size"].get<int>());
+      }
+    } else if (kind == "step") {
+      const int rank = static_cast<int>(number_field(event, "rank"));
+      const int step = static_cast<int>(number_field(event, "step"));
+      const double ts = number_field(event, "ts");
+      const double step_ms = number_field(event, "step_ms");
+      const double comm_ms = number_field(event, "comm_ms");
+      const double loss = number_field(event, "loss");
+      first_start_s = std::min(first_start_s, ts - step_ms / 1000.0);
+      last_end_s = std::max(last_end_s, ts);
+      step_ms_sum += step_ms;
+      comm_ms_sum += comm_ms;
+      double& slowest = slowest_step_ms[step];
+      slowest = std::max(slowest, step_ms);
+      RankSteps& rank_steps = ranks[rank];
+      if (step >= rank_steps.last_step) {
+        rank_steps.last_step = step;
+        rank_steps.last_loss = loss;
+      }
+    } else if (kind == "eval") {
+      result.accuracy = number_field(event, "accuracy");
+    } else if (kind == "counters") {
+      result.retransmits = static_cast<std::int64_t>(number_field(event, "retransmits"));
+      result.drops = static_cast<std::int64_t>(number_field(event, "drops"));
+      result.link_bytes = static_cast<std::int64_t>(number_field(event, "link_bytes"));
+    }
+  }
+
+  if (slowest_step_ms.empty()) return result;  // no step: nothing measured
+
+  result.wall_s = last_end_s - first_start_s;
+  result.comm_share = step_ms_sum > 0 ? std::clamp(comm_ms_sum / step_ms_sum, 0.0, 1.0) : 0;
+  std::vector<double> step_ms;
+  step_ms.reserve(slowest_step_ms.size());
+  for (const auto& [step, ms] : slowest_step_ms) step_ms.push_back(ms);
+  result.median_step_ms = median_of(step_ms);
+  result.p99_step_ms = percentile_nearest_rank(step_ms, 99);
+
+  // Ranks that started but never completed a step count (with 0 steps), as
+  // do ranks of world_size that left no event at all.
+  int steps_every_rank = std::numeric_limits<int>::max();
+  double loss_sum = 0;
+  int ranks_with_steps = 0;
+  for (const auto& [rank, rank_steps] : ranks) {
+    steps_every_rank = std::min(steps_every_rank, rank_steps.last_step);
+    if (rank_steps.last_step > 0) {
+      loss_sum += rank_steps.last_loss;
+      ++ranks_with_steps;
+    }
+  }
+  if (world_size > static_cast<int>(ranks.size())) steps_every_rank = 0;
+  result.steps_completed = steps_every_rank;
+  result.final_loss = loss_sum / ranks_with_steps;
+  return result;
+}
+
+void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::string& clean_name) {
+  std::optional<double> clean_wall_s;
+  for (const ScenarioSummary& summary : summaries) {
+    if (summary.name == clean_name && summary.status == "completed" && summary.result.wall_s > 0) {
+      clean_wall_s = summary.result.wall_s;
+    }
+  }
+  for (ScenarioSummary& summary : summaries) {
+    summary.result.slowdown.reset();
+    if (clean_wall_s && summary.status == "completed" && summary.result.wall_s > 0) {
+      summary.result.slowdown = summary.result.wall_s / *clean_wall_s;
+    }
+  }
+}
+
+std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
+  const json& manifest = run.manifest;
+  std::map<std::string, json> declared;
+  if (manifest.contains("scenarios") && manifest["scenarios"].is_array()) {
+    for (const json& scenario : manifest["scenarios"]) {
+      if (scenario.is_object() && scenario.contains("name") && scenario["name"].is_string()) {
+        declared[scenario["name"].get<std::string>()] = scenario;
+      }
+    }
+  }
+  std::optional<int> trainer_steps;
+  if (manifest.contains("trainer") && manifest["trainer"].is_object()) {
+    const json& steps = manifest["trainer"].value("steps", json());
+    if (steps.is_number_integer()) trainer_steps = steps.get<int>();
+  }
+
+  std::vector<ScenarioSummary> summaries;
+  for (const std::string& name : run.scenario_names) {
+    const json scenario = declared.count(name) ? declared[name] : json::object();
+    const auto events_it = run.events.find(name);
+    static const std::vector<json> kNoEvents;
+    const std::vector<json>& events = events_it == run.events.end() ? kNoEvents : events_it->second;
+
+    ScenarioSummary summary;
+    summary.name = name;
+    auto text = [&](const char* key) {
+      const json value = scenario.value(key, json());
+      return value.is_string() ? value.get<std::string>() : std::string();
+    };
+    summary.condition = text("condition");
+    summary.status = text("status");
+    summary.message = text("message");
+    for (const json& event : events) {
+      if (event.value("event", std::string()) != "scenario_end") continue;
+      if (summary.status.empty()) summary.status = event.value("status", std::string());
+      if (summary.message.empty()) summary.message = event.value("message", std::string());
+    }
+    if (summary.status.empty()) summary.status = "unknown";
+    const json planned = scenario.value("steps_planned", json());
+    if (planned.is_number_integer()) {
+      summary.steps_planned = planned.get<int>();
+    } else {
+      summary.steps_planned = trainer_steps;
+    }
+    summary.result = summarize_scenario(events);
+    summaries.push_back(std::move(summary));
+  }
+  compute_slowdowns(summaries);
+  return summaries;
+}
+
+void to_json(json& out, const ScenarioResult& result) {
+  auto optional = [](const auto& value) { return value ? json(*value) : json(nullptr); };
+  out = json{{"wall_s", result.wall_s},
+             {"slowdown", optional(result.slowdown)},
+             {"median_step_ms", result.median_step_ms},
+             {"p99_step_ms", result.p99_step_ms},
+             {"comm_share", result.comm_share},
+             {"final_loss", optional(result.final_loss)},
+             {"accuracy", optional(result.accuracy)},
+             {"retransmits", optional(result.retransmits)},
+             {"drops", optional(result.drops)},
+             {"link_bytes", optional(result.link_bytes)},
+             {"steps_completed", result.steps_completed}};
+}
+
+void from_json(const json& in, ScenarioResult& result) {
+  if (!in.is_object()) throw InputError("result: expected a JSON object");
+  auto required = [&](const char* key) {
+    auto it = in.find(key);
+    if (it == in.end() || !it->is_number()) {
+      throw InputError(std::string("result: field '") + key + "': expected a number");
+    }
+    return it->get<double>();
+  };
+  auto optional = [&](const char* key) -> std::optional<double> {
+    auto it = in.find(key);
+    if (it == in.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number()) {
+      throw InputError(std::string("result: field '") + key + "': expected a number or null");
+    }
+    return it->get<double>();
+  };
+  auto optional_count = [&](const char* key) -> std::optional<std::int64_t> {
+    const auto value = optional(key);
+    if (!value) return std::nullopt;
+    return static_cast<std::int64_t>(std::llround(*value));
+  };
+  result.wall_s = required("wall_s");
+  result.slowdown = optional("slowdown");
+  result.median_step_ms = required("median_step_ms");
+  result.p99_step_ms = required("p99_step_ms");
+  result.comm_share = required("comm_share");
+  result.final_loss = optional("final_loss");
+  result.accuracy = optional("accuracy");
+  result.retransmits = optional_count("retransmits");
+  result.drops = optional_count("drops");
+  result.link_bytes = optional_count("link_bytes");
+  result.steps_completed = static_cast<int>(optional("steps_completed").value_or(0));
+}
+
+}  // namespace fabriclab::runner::report

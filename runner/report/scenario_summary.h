@@ -1,0 +1,89 @@
+// One scenario's result row, computed from its metrics events alone, so a
+// recording can be re-summarized anywhere (`fabriclab replay --summary`) and
+// the grader checks exercises against the same numbers the student saw.
+// The definitions are in recordings/FORMAT.md ("result"); in short:
+//
+// - wall_s: from the earliest step start over all ranks (a step event's
+//   `ts` is its end, so start = ts - step_ms / 1000) to the latest step end.
+// - Step times are the bulk-synchronous view: for each step number, the
+//   slowest rank's step_ms (every rank waits for it at the allreduce).
+//   median_step_ms is the median of those (mean of the two middle ones for an
+//   even count); p99_step_ms is the nearest-rank 99th percentile
+//   (the ceil(0.99 n)-th smallest).
+// - comm_share: sum of comm_ms / sum of step_ms over all ranks' steps, [0, 1].
+// - final_loss: mean over ranks of each rank's last step loss.
+// - accuracy: the last `eval` event's accuracy.
+// - retransmits, drops, link_bytes: the last `counters` sample (cumulative).
+// - steps_completed: steps every rank completed (min over ranks of the
+//   highest step; 0 if a rank of world_size never completed one).
+// - slowdown: filled by compute_slowdowns(), not by summarize_scenario().
+//
+// Values that cannot be known are nullopt and null in JSON (no steps: no
+// loss; no counters sample: no retransmits). Pure functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/report/run_directory.h"
+
+namespace fabriclab::runner::report {
+
+struct ScenarioResult {
+  double wall_s = 0;
+  std::optional<double> slowdown;  // wall_s / clean's wall_s
+  double median_step_ms = 0;
+  double p99_step_ms = 0;
+  double comm_share = 0;
+  std::optional<double> final_loss;
+  std::optional<double> accuracy;
+  std::optional<std::int64_t> retransmits;
+  std::optional<std::int64_t> drops;
+  std::optional<std::int64_t> link_bytes;
+  int steps_completed = 0;
+};
+
+// A scenario as the report shows it: what run.json says about it plus the
+// result computed from its events.
+struct ScenarioSummary {
+  std::string name;
+  std::string condition;  // "+100 ms latency"; "" if unknown
+  std::string status;     // completed | stalled | deadline | failed | skipped | unknown
+  std::string message;    // why, for anything but completed
+  std::optional<int> steps_planned;
+  ScenarioResult result;
+};
+
+// The result of one scenario's events (any order; other scenarios' events
+// must not be mixed in). Events of kinds it does not use are ignored.
+// Throws InputError if a used field has the wrong type.
+ScenarioResult summarize_scenario(const std::vector<nlohmann::json>& events);
+
+// Sets every summary's result.slowdown = wall_s / wall_s of the scenario
+// named `clean_name`, or nullopt when that scenario is missing, not
+// `completed`, or has no wall time -- and for scenarios that are not
+// `completed` themselves (a stalled scenario's wall time is only a lower bound).
+void compute_slowdowns(std::vector<ScenarioSummary>& summaries,
+                       const std::string& clean_name = "clean");
+
+// Every scenario of a run directory, in its order: name, condition,
+// status, message and steps_planned from run.json (status falls back to the
+// `scenario_end` event's, steps_planned to the trainer's `steps`), results
+// from the events, slowdowns against "clean".
+std::vector<ScenarioSummary> summarize_run(const RunDirectory& run);
+
+// Median and nearest-rank percentile as defined above; 0 for no values.
+double median_of(std::vector<double> values);
+double percentile_nearest_rank(std::vector<double> values, double percent);
+
+// JSON as in run.json's `result` (optionals as null). from_json throws
+// InputError "result: field 'wall_s': expected a number" on a bad object;
+// unknown fields are ignored, absent optional fields read as nullopt.
+void to_json(nlohmann::json& json, const ScenarioResult& result);
+void from_json(const nlohmann::json& json, ScenarioResult& result);
+
+}  // namespace fabriclab::runner::report

@@ -1,0 +1,140 @@
+#include "runner/report/summary_table.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <spdlog/fmt/fmt.h>
+
+namespace fabriclab::runner::report {
+namespace {
+
+constexpr const char* kAbsent = "--";
+
+std::string upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
+}
+
+// Shortens `text` to `width` columns, marking the cut with "~".
+std::string fit(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  if (width == 0) return "";
+  return text.substr(0, width - 1) + "~";
+}
+
+// Step times: one decimal below 100 ms, whole milliseconds above.
+std::string format_ms(double ms) {
+  return ms < 100 ? fmt::format("{:.1f}", ms) : fmt::format("{:.0f}", ms);
+}
+
+std::string format_wall(const ScenarioSummary& summary) {
+  if (summary.result.steps_completed == 0 && summary.result.wall_s == 0) return kAbsent;
+  return fmt::format("{:.1f}", summary.result.wall_s);
+}
+
+template <typename T, typename Format>
+std::string or_absent(const std::optional<T>& value, Format format) {
+  return value ? format(*value) : std::string(kAbsent);
+}
+
+struct Column {
+  const char* header_top;  // a two-line header keeps number columns narrow
+  const char* header;
+  bool left_aligned;
+};
+
+constexpr Column kColumns[] = {
+    {"", "scenario", true}, {"", "condition", true}, {"", "status", true},     {"wall", "s", false},
+    {"x", "clean", false},  {"p50", "ms", false},    {"p99", "ms", false},     {"comm", "%", false},
+    {"TCP", "retx", false}, {"", "drops", false},    {"final", "loss", false},
+};
+constexpr size_t kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
+constexpr size_t kConditionColumn = 1;
+constexpr const char* kGap = "  ";
+
+}  // namespace
+
+std::string format_status(const ScenarioSummary& summary) {
+  const std::string status = upper(summary.status);
+  if (summary.status == "completed" || summary.status == "skipped" || !summary.steps_planned) {
+    return status;
+  }
+  return fmt::format("{} {}/{}", status, summary.result.steps_completed, *summary.steps_planned);
+}
+
+std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) {
+  using Row = std::vector<std::string>;
+  std::vector<Row> rows;
+  rows.push_back({});
+  for (const Column& column : kColumns) rows.back().push_back(column.header_top);
+  rows.push_back({});
+  for (const Column& column : kColumns) rows.back().push_back(column.header);
+
+  for (const ScenarioSummary& summary : summaries) {
+    const ScenarioResult& r = summary.result;
+    const bool measured = !(r.steps_completed == 0 && r.wall_s == 0);
+    rows.push_back({
+        summary.name,
+        summary.condition.empty() ? std::string(kAbsent) : summary.condition,
+        format_status(summary),
+        format_wall(summary),
+        or_absent(r.slowdown, [](double x) { return fmt::format("{:.2f}", x); }),
+        measured ? format_ms(r.median_step_ms) : kAbsent,
+        measured ? format_ms(r.p99_step_ms) : kAbsent,
+        measured ? fmt::format("{:.0f}", r.comm_share * 100) : kAbsent,
+        or_absent(r.retransmits, [](std::int64_t n) { return fmt::format("{}", n); }),
+        or_absent(r.drops, [](std::int64_t n) { return fmt::format("{}", n); }),
+        or_absent(r.final_loss, [](double loss) { return fmt::format("{:.3f}", loss); }),
+    });
+  }
+
+  std::vector<size_t> widths(kColumnCount, 0);
+  for (const Row& row : rows) {
+    for (size_t i = 0; i < kColumnCount; ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  // Fit in kTableWidth by shortening the condition (the longest free text).
+  size_t total = 0;
+  for (size_t width : widths) total += width;
+  total += (kColumnCount - 1) * std::string(kGap).size();
+  if (total > static_cast<size_t>(kTableWidth)) {
+    const size_t excess = total - kTableWidth;
+    widths[kConditionColumn] =
+        std::max<size_t>(9, widths[kConditionColumn] - std::min(excess, widths[kConditionColumn]));
+  }
+
+  std::string out;
+  auto append_row = [&](const Row& row) {
+    std::string line;
+    for (size_t i = 0; i < kColumnCount; ++i) {
+      const std::string cell = fit(row[i], widths[i]);
+      if (i > 0) line += kGap;
+      line += kColumns[i].left_aligned ? fmt::format("{:<{}}", cell, widths[i])
+                                       : fmt::format("{:>{}}", cell, widths[i]);
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  };
+  append_row(rows[0]);
+  append_row(rows[1]);
+  size_t rule_width = 0;
+  for (size_t width : widths) rule_width += width;
+  rule_width += (kColumnCount - 1) * std::string(kGap).size();
+  out += std::string(std::min<size_t>(rule_width, kTableWidth), '-') + "\n";
+  for (size_t i = 2; i < rows.size(); ++i) append_row(rows[i]);
+
+  out +=
+      "\nwall: first step start to last step end.  x clean: wall / clean's wall.  p50 (median),\n"
+      "p99: step time of the slowest rank per step.  comm: share of step time blocked in "
+      "allreduce.\n"
+      "TCP retx: segments retransmitted.  drops: packets the impairment dropped.\n"
+      "final loss: mean over ranks of the last step's training loss.\n";
+  for (const ScenarioSummary& summary : summaries) {
+    if (summary.status == "completed") continue;
+    out += fmt::format("{}: {}{}\n", summary.name, format_status(summary),
+                       summary.message.empty() ? "" : " -- " + summary.message);
+  }
+  return out;
+}
+
+}  // namespace fabriclab::runner::report

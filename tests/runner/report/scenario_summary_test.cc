@@ -1,0 +1,163 @@
+// The result math on hand-made events whose answers are worked out below.
+#include "runner/report/scenario_summary.h"
+
+#include <gtest/gtest.h>
+
+#include "common/input_error.h"
+#include "report_fixture.h"
+
+namespace fabriclab::runner::report {
+namespace {
+
+using testing::rank_steps;
+using testing::start_event;
+using testing::uniform_scenario;
+
+// Two ranks, four steps. Per step, the slowest rank: 105, 110, 130, 400 ms.
+std::vector<nlohmann::json> two_rank_events() {
+  std::vector<nlohmann::json> events = {start_event("s", 0, 2, 4), start_event("s", 1, 2, 4)};
+  auto add = [&](const std::vector<nlohmann::json>& more) {
+    events.insert(events.end(), more.begin(), more.end());
+  };
+  add(rank_steps("s", 0, 1000.0, {100, 110, 120, 400}, {10, 20, 30, 300}, {2.0, 1.5, 1.0, 0.5}));
+  add(rank_steps("s", 1, 1000.0, {105, 100, 130, 390}, {15, 10, 40, 290}, {2.1, 1.6, 1.1, 0.7}));
+  events.push_back(
+      {{"event", "eval"}, {"scenario", "s"}, {"rank", 0}, {"step", 2}, {"accuracy", 0.81}});
+  events.push_back(
+      {{"event", "eval"}, {"scenario", "s"}, {"rank", 0}, {"step", 4}, {"accuracy", 0.86}});
+  events.push_back({{"event", "counters"}, {"retransmits", 5}, {"drops", 1}, {"link_bytes", 1000}});
+  events.push_back(
+      {{"event", "counters"}, {"retransmits", 12}, {"drops", 3}, {"link_bytes", 1000000}});
+  return events;
+}
+
+TEST(ScenarioSummary, StepTimesAreTheSlowestRankPerStep) {
+  const ScenarioResult result = summarize_scenario(two_rank_events());
+  EXPECT_DOUBLE_EQ(result.median_step_ms, 120.0);  // (110 + 130) / 2
+  EXPECT_DOUBLE_EQ(result.p99_step_ms, 400.0);     // ceil(0.99 * 4) = 4th of 4
+}
+
+TEST(ScenarioSummary, WallIsFirstStepStartToLastStepEndOverRanks) {
+  // Rank 0 ends at 1000 + 0.730, rank 1 at 1000 + 0.725; both start at 1000.
+  EXPECT_NEAR(summarize_scenario(two_rank_events()).wall_s, 0.730, 1e-9);
+}
+
+TEST(ScenarioSummary, CommShareLossAccuracyAndCounters) {
+  const ScenarioResult result = summarize_scenario(two_rank_events());
+  EXPECT_NEAR(result.comm_share, 715.0 / 1455.0, 1e-12);
+  ASSERT_TRUE(result.final_loss);
+  EXPECT_DOUBLE_EQ(*result.final_loss, 0.6);  // (0.5 + 0.7) / 2
+  ASSERT_TRUE(result.accuracy);
+  EXPECT_DOUBLE_EQ(*result.accuracy, 0.86);  // the last eval
+  EXPECT_EQ(result.retransmits, 12);         // the last counters sample
+  EXPECT_EQ(result.drops, 3);
+  EXPECT_EQ(result.link_bytes, 1000000);
+  EXPECT_EQ(result.steps_completed, 4);
+  EXPECT_FALSE(result.slowdown);  // only compute_slowdowns sets it
+}
+
+TEST(ScenarioSummary, StalledScenarioCountsStepsEveryRankCompleted) {
+  std::vector<nlohmann::json> events = {start_event("s", 0, 2, 80), start_event("s", 1, 2, 80)};
+  for (const auto& e : rank_steps("s", 0, 50, {100, 100, 100}, {0, 0, 0}, {2.0, 1.8, 1.6}))
+    events.push_back(e);
+  for (const auto& e : rank_steps("s", 1, 50, {100, 100}, {0, 0}, {2.0, 1.9})) events.push_back(e);
+  const ScenarioResult result = summarize_scenario(events);
+  EXPECT_EQ(result.steps_completed, 2);
+  EXPECT_NEAR(*result.final_loss, (1.6 + 1.9) / 2, 1e-12);  // each rank's last step
+  EXPECT_NEAR(result.wall_s, 0.3, 1e-9);
+  EXPECT_FALSE(result.accuracy);
+  EXPECT_FALSE(result.retransmits);
+}
+
+TEST(ScenarioSummary, RankWithoutStepsMeansZeroStepsCompleted) {
+  std::vector<nlohmann::json> events = {start_event("s", 0, 2, 80)};  // rank 1 never started
+  for (const auto& e : rank_steps("s", 0, 50, {100}, {0}, {2.0})) events.push_back(e);
+  EXPECT_EQ(summarize_scenario(events).steps_completed, 0);
+}
+
+TEST(ScenarioSummary, NoEventsGivesEmptyResult) {
+  const ScenarioResult result = summarize_scenario({});
+  EXPECT_EQ(result.wall_s, 0);
+  EXPECT_EQ(result.steps_completed, 0);
+  EXPECT_FALSE(result.final_loss);
+}
+
+TEST(ScenarioSummary, WrongFieldTypeIsAnInputError) {
+  std::vector<nlohmann::json> events = two_rank_events();
+  events[3]["step_ms"] = "slow";
+  EXPECT_THROW(summarize_scenario(events), InputError);
+}
+
+TEST(Percentiles, NearestRankAndMedian) {
+  std::vector<double> hundred;
+  for (int i = 100; i >= 1; --i) hundred.push_back(i);
+  EXPECT_DOUBLE_EQ(percentile_nearest_rank(hundred, 99), 99);
+  EXPECT_DOUBLE_EQ(percentile_nearest_rank(hundred, 100), 100);
+  EXPECT_DOUBLE_EQ(percentile_nearest_rank({7}, 99), 7);
+  EXPECT_DOUBLE_EQ(median_of(hundred), 50.5);
+  EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median_of({}), 0);
+}
+
+ScenarioSummary summary(const std::string& name, const std::string& status, double wall_s) {
+  ScenarioSummary s;
+  s.name = name;
+  s.status = status;
+  s.result.wall_s = wall_s;
+  return s;
+}
+
+TEST(Slowdowns, RatioToCleanForCompletedScenarios) {
+  std::vector<ScenarioSummary> all = {summary("clean", "completed", 10),
+                                      summary("latency", "completed", 25),
+                                      summary("stall", "stalled", 30)};
+  compute_slowdowns(all);
+  EXPECT_DOUBLE_EQ(*all[0].result.slowdown, 1.0);
+  EXPECT_DOUBLE_EQ(*all[1].result.slowdown, 2.5);
+  EXPECT_FALSE(all[2].result.slowdown);  // a stall's wall is only a lower bound
+}
+
+TEST(Slowdowns, NullWithoutACompletedClean) {
+  std::vector<ScenarioSummary> missing = {summary("latency", "completed", 25)};
+  compute_slowdowns(missing);
+  EXPECT_FALSE(missing[0].result.slowdown);
+
+  std::vector<ScenarioSummary> stalled_clean = {summary("clean", "stalled", 10),
+                                                summary("latency", "completed", 25)};
+  compute_slowdowns(stalled_clean);
+  EXPECT_FALSE(stalled_clean[1].result.slowdown);
+
+  std::vector<ScenarioSummary> other_name = {summary("base", "completed", 10),
+                                             summary("latency", "completed", 25)};
+  compute_slowdowns(other_name, "base");
+  EXPECT_DOUBLE_EQ(*other_name[1].result.slowdown, 2.5);
+}
+
+TEST(ResultJson, RoundTripsWithNulls) {
+  ScenarioResult result = summarize_scenario(two_rank_events());
+  result.slowdown = 2.5;
+  const nlohmann::json json = result;
+  EXPECT_EQ(json["p99_step_ms"], 400.0);
+  EXPECT_EQ(json["retransmits"], 12);
+  const ScenarioResult back = json.get<ScenarioResult>();
+  EXPECT_EQ(nlohmann::json(back), json);
+
+  const nlohmann::json empty = ScenarioResult{};
+  EXPECT_TRUE(empty["final_loss"].is_null());
+  EXPECT_TRUE(empty["slowdown"].is_null());
+  EXPECT_FALSE(empty.get<ScenarioResult>().accuracy);
+}
+
+TEST(ResultJson, BadObjectNamesTheField) {
+  nlohmann::json json = ScenarioResult{};
+  json["wall_s"] = "11 s";
+  try {
+    json.get<ScenarioResult>();
+    FAIL() << "expected InputError";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("'wall_s'"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace fabriclab::runner::report
