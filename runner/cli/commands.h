@@ -18,5 +18,6 @@ struct CommandExit {
 
 void add_train_command(CLI::App& app);
 void add_cleanup_command(CLI::App& app);
+void add_grade_command(CLI::App& app);
 
 }  // namespace fabriclab::cli

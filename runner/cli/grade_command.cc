@@ -1,0 +1,106 @@
+// `fabriclab grade NN`: grades lab NN's exercises against the student's own
+// recording and answers file (runner/grading/, labs/SCHEMA.md "Exercises").
+// Exit 0 when every exercise passes, 1 when any fails, 2 for bad input.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "common/input_error.h"
+#include "runner/cli/commands.h"
+#include "runner/grading/answers.h"
+#include "runner/grading/exercise.h"
+#include "runner/grading/grade_output.h"
+#include "runner/grading/grader.h"
+#include "runner/grading/recording.h"
+#include "runner/lab/lab_definition.h"
+
+namespace fabriclab::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace grading = runner::grading;
+
+struct GradeOptions {
+  std::string lab;
+  std::string recording;  // default: newest run of the lab under runs_dir
+  std::string answers;    // default: <recording>/answers.toml
+  std::string labs_dir = runner::default_labs_dir();
+  std::string runs_dir = "runs";
+  bool json = false;
+  bool init = false;
+  bool force = false;
+};
+
+void write_template(const grading::LabSpec& lab, const std::string& recording,
+                    const std::string& path, bool force) {
+  if (fs::exists(path) && !force) {
+    throw InputError(path +
+                     ": already exists; not overwriting your answers (use --force to replace it)");
+  }
+  const std::string text = grading::answers_template(lab, recording);
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    out << text;
+    if (!out.flush()) throw InputError(path + ": cannot write the answers template");
+  }
+  fs::rename(temporary, path);
+  std::cout << "wrote " << path << " (" << lab.exercises.size()
+            << " exercises); fill it in, then run `fabriclab grade " << lab.id << "`\n";
+}
+
+void run_grade(const GradeOptions& o) {
+  const grading::LabSpec lab = grading::load_lab(runner::find_lab_file(o.labs_dir, o.lab));
+  if (lab.exercises.empty())
+    throw InputError(lab.path + ": lab " + lab.id + " has no [[exercise]] tables");
+  const std::string dir =
+      o.recording.empty() ? grading::newest_run_dir(o.runs_dir, lab.id) : o.recording;
+  const grading::Recording rec = grading::load_recording(dir);
+  if (rec.lab_id != lab.id) {
+    throw InputError(dir + ": a recording of lab " + rec.lab_id + ", not of lab " + lab.id);
+  }
+  const std::string answers_path =
+      o.answers.empty() ? (fs::path(dir) / "answers.toml").string() : o.answers;
+  if (o.init) {
+    write_template(lab, dir, answers_path, o.force);
+    return;
+  }
+  const grading::Answers answers = grading::load_answers(answers_path, lab);
+  grading::GradeReport report = grading::grade(lab, rec, answers);
+  report.answers_path = answers_path;
+  if (o.json) {
+    std::cout << grading::grade_json(report).dump(2) << "\n";
+  } else {
+    std::cout << grading::format_grade_text(report);
+  }
+  std::cout.flush();
+  if (!report.all_passed()) throw CommandExit{kExitFailure};
+}
+
+}  // namespace
+
+void add_grade_command(CLI::App& app) {
+  auto* command = app.add_subcommand("grade",
+                                     "Grade a lab's exercises against your own recording and "
+                                     "answers file: PASS/FAIL per exercise with points "
+                                     "and, on failure, a hint; exit 0 only when all pass");
+  auto o = std::make_shared<GradeOptions>();
+  command->add_option("lab", o->lab, "Lab number, e.g. 02")->required();
+  command->add_option("--recording", o->recording,
+                      "Run directory to grade (default: the newest runs/NN-*/ holding a run.json)");
+  command->add_option("--answers", o->answers,
+                      "Answers file, TOML (default: RECORDING/answers.toml)");
+  command->add_flag("--json", o->json,
+                    "Print one JSON object for autograders (labs/SCHEMA.md, \"Grading output\")");
+  command->add_flag("--init", o->init,
+                    "Write an answers template with the prompts as comments, then stop");
+  command->add_flag("--force", o->force, "With --init: replace an existing answers file");
+  command->add_option(
+      "--labs", o->labs_dir,
+      "Folder holding the labs (default: $FABRICLAB_LABS, else the labs/ this build came with)");
+  command->add_option("--runs", o->runs_dir, "Folder holding run directories (default: runs)");
+  command->callback([o] { run_grade(*o); });
+}
+
+}  // namespace fabriclab::cli

@@ -1,0 +1,41 @@
+// The student's answers file (answers.toml): one top-level key per exercise
+// id. Numbers are TOML numbers (or a string holding one, or "none" when the
+// run has no such value, e.g. the slowdown of a stalled scenario); choices and ranks
+// strings ("latency", "r2" -- a rank may also be the integer 2); orderings
+// arrays of scenario names. "" or [] means "not answered yet" (what the
+// template from write_answers_template() holds).
+//
+// Contract: load_answers() throws InputError "file:line: ..." when the file
+// is missing, is not TOML, names an exercise the lab does not have, or gives
+// an answer of the wrong shape (a list for a number, a choice that is not an
+// option). A well-formed wrong answer is not an error: the grader fails it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/grading/exercise.h"
+
+namespace fabriclab::runner::grading {
+
+struct Answer {
+  bool given = false;  // false: "" / [] / absent
+  double number = 0;
+  bool none = false;              // number: the string "none" (no such value in the run)
+  std::string text;               // choice key, or rank as "rN"
+  std::vector<std::string> list;  // ordering
+};
+
+// exercise id -> answer (every exercise of the lab has an entry).
+using Answers = std::map<std::string, Answer>;
+
+Answers load_answers(const std::string& path, const LabSpec& lab);
+
+// The answers template: a comment block per exercise with its prompt, points,
+// unit and options, then `id = ""` (or `[]`) for the student to fill in.
+// Property exercises appear as comments only (nothing to answer).
+std::string answers_template(const LabSpec& lab, const std::string& recording_dir);
+
+}  // namespace fabriclab::runner::grading

@@ -1,0 +1,304 @@
+#include "runner/grading/exercise.h"
+
+#include <toml++/toml.h>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "common/input_error.h"
+#include "runner/grading/property.h"
+#include "runner/grading/value_source.h"
+
+namespace fabriclab::runner::grading {
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::kNumber:
+      return "number";
+    case Kind::kChoice:
+      return "choice";
+    case Kind::kRank:
+      return "rank";
+    case Kind::kOrdering:
+      return "ordering";
+    case Kind::kProperty:
+      return "property";
+  }
+  return "?";
+}
+
+const char* source_name(Source source) {
+  switch (source) {
+    case Source::kRecording:
+      return "recording";
+    case Source::kLab:
+      return "lab";
+    case Source::kSeed:
+      return "seed";
+  }
+  return "?";
+}
+
+std::string Tolerance::text() const {
+  std::ostringstream out;
+  if (relative_percent > 0)
+    out << relative_percent << "%";
+  else if (absolute > 0)
+    out << absolute;
+  else
+    out << "exact";
+  return out.str();
+}
+
+namespace {
+
+long line_of(const toml::node& node) { return static_cast<long>(node.source().begin.line); }
+
+// Reads one exercise table; every problem becomes "path:line: exercise 'id': ...".
+class ExerciseReader {
+ public:
+  ExerciseReader(const std::string& path, const toml::table& table) : path_(path), table_(table) {}
+
+  [[noreturn]] void fail(const toml::node* node, const std::string& message) const {
+    const long line = node ? line_of(*node) : line_of(table_);
+    throw input_error_at(path_, line, "exercise '" + id_ + "': " + message);
+  }
+
+  std::string text(const char* key, bool required) const {
+    const toml::node* node = table_.get(key);
+    if (!node) {
+      if (required) fail(nullptr, std::string("missing key '") + key + "'");
+      return "";
+    }
+    if (!node->is_string()) fail(node, std::string("key '") + key + "': expected a string");
+    return **node->as_string();
+  }
+
+  std::vector<std::string> texts(const char* key) const {
+    std::vector<std::string> out;
+    const toml::node* node = table_.get(key);
+    if (!node) return out;
+    if (!node->is_array())
+      fail(node, std::string("key '") + key + "': expected an array of strings");
+    for (const toml::node& item : *node->as_array()) {
+      if (!item.is_string())
+        fail(&item, std::string("key '") + key + "': expected an array of strings");
+      out.push_back(**item.as_string());
+    }
+    return out;
+  }
+
+  Exercise read(const LabSpec& lab) {
+    static const std::set<std::string> kKeys = {"id",   "prompt",    "points",  "hints",
+                                                "kind", "from",      "value",   "answer",
+                                                "unit", "tolerance", "options", "check"};
+    Exercise ex;
+    ex.line = line_of(table_);
+    id_ = text("id", true);
+    if (!std::regex_match(id_, std::regex("[a-z0-9_-]+")))
+      fail(table_.get("id"), "id: expected [a-z0-9_-]+");
+    ex.id = id_;
+    for (const auto& [key, node] : table_) {
+      if (!kKeys.count(std::string(key.str())))
+        fail(&node, "unknown key '" + std::string(key.str()) + "'");
+    }
+    ex.prompt = text("prompt", true);
+    if (const toml::node* points = table_.get("points")) {
+      if (!points->is_integer() || **points->as_integer() < 0)
+        fail(points, "points: expected an integer >= 0");
+      ex.points = static_cast<int>(**points->as_integer());
+    }
+    ex.hints = texts("hints");
+    if (ex.hints.empty())
+      fail(nullptr, "missing key 'hints' (at least one hint for a wrong answer)");
+    read_kind(ex);
+    if (ex.kind == Kind::kProperty) {
+      if (table_.get("from"))
+        fail(table_.get("from"), "a property is checked on the recording; drop 'from'");
+      ex.check = text("check", true);
+      try {
+        validate_check(ex.check, lab);
+      } catch (const std::invalid_argument& e) {
+        fail(table_.get("check"), e.what());
+      }
+      return ex;
+    }
+    read_from(ex);
+    ex.value = text("value", false);
+    read_answer(ex);
+    if (ex.kind == Kind::kNumber) {
+      ex.unit = text("unit", false);
+      read_tolerance(ex);
+    } else {
+      for (const char* key : {"unit", "tolerance"}) {
+        if (table_.get(key))
+          fail(table_.get(key), std::string("'") + key + "' applies to kind number only");
+      }
+    }
+    if (ex.kind == Kind::kChoice) read_options(ex, lab);
+    try {
+      validate_derivation(ex);
+      if (*ex.from == Source::kRecording && ex.kind != Kind::kChoice) {
+        for (const std::string& s : path_scenarios(ex.value, lab)) check_scenario(s, lab);
+      }
+    } catch (const std::invalid_argument& e) {
+      fail(table_.get("value"), e.what());
+    }
+    return ex;
+  }
+
+ private:
+  void check_scenario(const std::string& name, const LabSpec& lab) const {
+    for (const auto& s : lab.scenarios) {
+      if (s == name) return;
+    }
+    throw std::invalid_argument("the lab has no scenario '" + name + "'");
+  }
+
+  void read_kind(Exercise& ex) const {
+    const std::string kind = text("kind", true);
+    if (kind == "number")
+      ex.kind = Kind::kNumber;
+    else if (kind == "choice")
+      ex.kind = Kind::kChoice;
+    else if (kind == "rank")
+      ex.kind = Kind::kRank;
+    else if (kind == "ordering")
+      ex.kind = Kind::kOrdering;
+    else if (kind == "property")
+      ex.kind = Kind::kProperty;
+    else
+      fail(table_.get("kind"),
+           "kind '" + kind + "': expected number, choice, rank, ordering or property");
+  }
+
+  void read_from(Exercise& ex) const {
+    const std::string from = text("from", true);
+    if (from == "recording")
+      ex.from = Source::kRecording;
+    else if (from == "lab")
+      ex.from = Source::kLab;
+    else if (from == "seed")
+      ex.from = Source::kSeed;
+    else
+      fail(table_.get("from"), "from '" + from + "': expected recording, lab or seed");
+  }
+
+  void read_answer(Exercise& ex) const {
+    const toml::node* node = table_.get("answer");
+    if (!node) return;
+    if (*ex.from != Source::kLab || ex.kind == Kind::kNumber) {
+      fail(node,
+           "'answer' is a literal the lab states: only with from = \"lab\" and kind choice, rank "
+           "or ordering");
+    }
+    if (ex.kind == Kind::kOrdering)
+      ex.answer_order = texts("answer");
+    else
+      ex.answer = text("answer", true);
+  }
+
+  void read_tolerance(Exercise& ex) const {
+    const toml::node* node = table_.get("tolerance");
+    if (!node) return;
+    if (node->is_number()) {
+      ex.tolerance.absolute = node->value<double>().value_or(0);
+      if (ex.tolerance.absolute < 0) fail(node, "tolerance: expected >= 0");
+      return;
+    }
+    std::smatch m;
+    const std::string text = node->is_string() ? **node->as_string() : "";
+    if (!std::regex_match(text, m, std::regex(R"(([0-9]+(\.[0-9]+)?)%)"))) {
+      fail(node,
+           "tolerance: expected an absolute number (same unit as the answer) or a string \"N%\"");
+    }
+    ex.tolerance.relative_percent = std::stod(m[1]);
+  }
+
+  void read_options(Exercise& ex, const LabSpec& lab) const {
+    const toml::node* node = table_.get("options");
+    if (!node || !node->is_array() || node->as_array()->empty()) {
+      fail(node, "a choice needs options = [{ key = \"..\", text = \"..\", when = \"..\" }, ...]");
+    }
+    std::set<std::string> keys;
+    for (const toml::node& item : *node->as_array()) {
+      const toml::table* t = item.as_table();
+      if (!t) fail(&item, "options: expected tables { key, text, when }");
+      ChoiceOption option;
+      option.key = t->get("key") && t->get("key")->is_string() ? **t->get("key")->as_string() : "";
+      option.text =
+          t->get("text") && t->get("text")->is_string() ? **t->get("text")->as_string() : "";
+      option.when =
+          t->get("when") && t->get("when")->is_string() ? **t->get("when")->as_string() : "";
+      if (!std::regex_match(option.key, std::regex("[a-z0-9_+-]+")) || option.text.empty()) {
+        fail(&item, "an option needs key (a word [a-z0-9_+-]+) and text");
+      }
+      if (!keys.insert(option.key).second)
+        fail(&item, "option key '" + option.key + "' appears twice");
+      if (!option.when.empty()) {
+        if (*ex.from != Source::kRecording)
+          fail(&item, "'when' applies to choices from the recording");
+        try {
+          validate_check(option.when, lab);
+        } catch (const std::invalid_argument& e) {
+          fail(&item, e.what());
+        }
+      }
+      ex.options.push_back(option);
+    }
+    if (*ex.from == Source::kLab && !keys.count(ex.answer)) {
+      fail(table_.get("answer"), "answer '" + ex.answer + "' is not one of the options");
+    }
+    if (*ex.from == Source::kRecording) {
+      bool any_when = false;
+      for (const auto& o : ex.options) any_when = any_when || !o.when.empty();
+      if (!any_when)
+        fail(node, "a choice from the recording needs 'when' on the options that can be right");
+    }
+  }
+
+  std::string path_;
+  const toml::table& table_;
+  std::string id_ = "?";
+};
+
+}  // namespace
+
+LabSpec load_lab(const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw input_error_at(path, static_cast<long>(e.source().begin.line),
+                         std::string(e.description()));
+  }
+  LabSpec lab;
+  lab.path = path;
+  lab.id = root["lab"]["id"].value_or(std::string());
+  if (lab.id.empty()) throw InputError(path + ": missing [lab] id");
+  lab.model = root["trainer"]["model"].value_or(std::string("mlp"));
+  lab.width = root["trainer"]["width"].value_or(0L);
+  lab.ranks = root["topology"]["ranks"].value_or(1L);
+  if (const toml::array* scenarios = root["scenario"].as_array()) {
+    for (const toml::node& s : *scenarios) {
+      const toml::table* t = s.as_table();
+      if (!t || !(*t)["name"].is_string())
+        throw input_error_at(path, line_of(s), "[[scenario]] without a name");
+      lab.scenarios.push_back(**(*t)["name"].as_string());
+    }
+  }
+  const toml::node* exercises = root.get("exercise");
+  if (!exercises) return lab;
+  if (!exercises->is_array_of_tables())
+    throw input_error_at(path, line_of(*exercises), "'exercise': expected [[exercise]] tables");
+  std::set<std::string> ids;
+  for (const toml::node& node : *exercises->as_array()) {
+    Exercise ex = ExerciseReader(path, *node.as_table()).read(lab);
+    if (!ids.insert(ex.id).second)
+      throw input_error_at(path, ex.line, "exercise id '" + ex.id + "' appears twice");
+    lab.exercises.push_back(std::move(ex));
+  }
+  return lab;
+}
+
+}  // namespace fabriclab::runner::grading
