@@ -1,5 +1,6 @@
 #include "trainer/gradient_sync.h"
 
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -8,8 +9,8 @@
 namespace fabriclab::trainer {
 
 GradientSync::GradientSync(std::vector<torch::Tensor> params,
-                           c10::intrusive_ptr<c10d::ProcessGroup> group,
-                           int64_t first_bucket_bytes, int64_t bucket_bytes)
+                           c10::intrusive_ptr<c10d::ProcessGroup> group, int64_t first_bucket_bytes,
+                           int64_t bucket_bytes)
     : params_(std::move(params)), group_(std::move(group)) {
   std::vector<int64_t> sizes;
   for (const auto& p : params_) sizes.push_back(p.numel() * static_cast<int64_t>(p.element_size()));
@@ -31,9 +32,35 @@ GradientSync::GradientSync(std::vector<torch::Tensor> params,
   reset_for_next_step();
 
   if (!group_) return;  // single process: gradients stay as autograd left them
+
+  // Point every .grad at its slice of the bucket. set_() makes a plain alias
+  // of the storage, not an autograd view, so the optimizer's zero_grad()
+  // (detach_() + zero_()) works on it; autograd then accumulates in place
+  // (`grad += new_grad`) because .grad is defined and has the parameter's
+  // layout.
+  torch::NoGradGuard no_grad;
+  grad_aliases_.resize(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const auto [b, slot] = where_[i];
+    const torch::Tensor& buffer = state_[b].buffer;
+    torch::Tensor alias = torch::empty({0}, buffer.options());
+    alias.set_(buffer.storage(), state_[b].offsets[slot], params_[i].sizes(),
+               params_[i].detach().contiguous().strides());
+    params_[i].mutable_grad() = alias;
+    grad_aliases_[i] = alias;
+  }
+  // Hooks after accumulation (on the AccumulateGrad node), not on the
+  // incoming gradient: only then is the bucket slice final.
   for (size_t i = 0; i < params_.size(); ++i) {
     const int param = static_cast<int>(i);
-    params_[i].register_hook([this, param](const torch::Tensor& grad) { on_gradient(param, grad); });
+    auto accumulator = torch::autograd::impl::grad_accumulator(params_[i]);
+    accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+        [this, param](const torch::autograd::variable_list& outputs,
+                      const torch::autograd::variable_list& /*inputs*/) {
+          on_gradient_ready(param);
+          return outputs;
+        }));
+    accumulators_.push_back(std::move(accumulator));
   }
 }
 
@@ -51,11 +78,21 @@ void GradientSync::broadcast_parameters() {
   }
 }
 
-void GradientSync::on_gradient(int param, const torch::Tensor& grad) {
-  const auto [b, slot] = where_[param];
-  BucketState& bucket = state_[b];
-  bucket.buffer.narrow(0, bucket.offsets[slot], grad.numel()).copy_(grad.reshape({-1}));
-  if (--bucket.pending == 0) launch_ready_buckets();
+void GradientSync::on_gradient_ready(int param) {
+  torch::Tensor& grad = params_[param].mutable_grad();
+  torch::Tensor& alias = grad_aliases_[param];
+  if (!grad.defined() || grad.data_ptr() != alias.data_ptr()) {
+    // Someone replaced .grad (set it to none, assigned a new tensor): autograd
+    // stored the gradient elsewhere. Bring it into the bucket and re-alias.
+    torch::NoGradGuard no_grad;
+    if (grad.defined()) {
+      alias.copy_(grad);
+    } else {
+      alias.zero_();
+    }
+    grad = alias;
+  }
+  if (--state_[where_[param].first].pending == 0) launch_ready_buckets();
 }
 
 void GradientSync::launch_ready_buckets() {
@@ -79,16 +116,10 @@ double GradientSync::finish() {
   const double blocked_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
+  // The grads are aliases of the buffers: averaging the buffers averages them.
   torch::NoGradGuard no_grad;
   const double world = group_->getSize();
-  for (size_t b = 0; b < plan_.size(); ++b) {
-    BucketState& bucket = state_[b];
-    bucket.buffer.div_(world);
-    for (size_t slot = 0; slot < plan_[b].params.size(); ++slot) {
-      torch::Tensor& p = params_[plan_[b].params[slot]];
-      p.mutable_grad().copy_(bucket.buffer.narrow(0, bucket.offsets[slot], p.numel()).view_as(p));
-    }
-  }
+  for (auto& bucket : state_) bucket.buffer.div_(world);
   reset_for_next_step();
   return blocked_ms;
 }

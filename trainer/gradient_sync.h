@@ -1,16 +1,23 @@
 // Gradient synchronisation as PyTorch DDP does it, on a c10d ProcessGroup.
 //
 //  * At start, broadcast_parameters() copies rank 0's parameters to all.
-//  * Gradients are grouped into buckets (bucket_plan.h). A hook on every
-//    parameter copies its gradient into its bucket's flat buffer as autograd
-//    produces it; when a bucket is full its allreduce is launched right away,
-//    asynchronously, so communication overlaps the rest of backward.
+//  * Gradients are grouped into buckets (bucket_plan.h), one flat fp32
+//    buffer each. Every parameter's .grad is an alias of its slice of the
+//    bucket (DDP's gradient_as_bucket_view), so autograd accumulates straight
+//    into the buffer and nothing is copied in or out. A hook that runs after
+//    a parameter's gradient has been accumulated marks it ready; when a
+//    bucket is complete its allreduce is launched right away, asynchronously,
+//    so communication overlaps the rest of backward. If something replaced a
+//    .grad (e.g. set it to undefined), the hook copies it into the bucket and
+//    points .grad back at the alias.
 //  * Buckets are launched strictly in bucket order on every rank (a bucket
 //    that fills early waits for its predecessors), because collectives must
 //    be issued in the same sequence everywhere.
-//  * finish(), after backward(), waits for every allreduce, divides by the
-//    world size and writes the averaged gradients into param.grad(). The time
-//    it spends blocked is the step's exposed communication time (comm_ms).
+//  * finish(), after backward(), waits for every allreduce and divides the
+//    buckets by the world size: param.grad() then holds the average. The
+//    time it spends blocked is the step's exposed communication time (comm_ms).
+//  * Zero gradients in place between steps (the C++ optimizer's zero_grad()
+//    does); that zeroes the buckets.
 //
 // With a null process group (world size 1) nothing is sent and finish()
 // returns 0. Not thread-safe; one instance per model, used by one thread.
@@ -18,9 +25,11 @@
 // or gloo::IoException (a std::runtime_error) when a peer resets the connection.
 #pragma once
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/autograd/function.h>
 #include <torch/types.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
+#include <memory>
 #include <vector>
 
 #include "trainer/bucket_plan.h"
@@ -45,13 +54,13 @@ class GradientSync {
 
  private:
   struct BucketState {
-    torch::Tensor buffer;              // flat fp32, all of the bucket's gradients
-    std::vector<int64_t> offsets;      // element offset of each param in buffer
-    int pending = 0;                   // gradients not yet copied this step
+    torch::Tensor buffer;          // flat fp32, all of the bucket's gradients
+    std::vector<int64_t> offsets;  // element offset of each param in buffer
+    int pending = 0;               // gradients not yet accumulated this step
     c10::intrusive_ptr<c10d::Work> work;
   };
 
-  void on_gradient(int param, const torch::Tensor& grad);
+  void on_gradient_ready(int param);
   void launch_ready_buckets();
   void reset_for_next_step();
 
@@ -59,7 +68,11 @@ class GradientSync {
   c10::intrusive_ptr<c10d::ProcessGroup> group_;
   std::vector<Bucket> plan_;
   std::vector<BucketState> state_;
-  std::vector<std::pair<int, int>> where_;  // param -> (bucket, slot)
+  std::vector<std::pair<int, int>> where_;   // param -> (bucket, slot)
+  std::vector<torch::Tensor> grad_aliases_;  // param -> its slice of the bucket, shaped as param
+  // Autograd holds a parameter's AccumulateGrad node weakly; keeping it alive
+  // here keeps the hooks registered on it (as DDP's Reducer does).
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
   size_t next_to_launch_ = 0;
   int64_t bytes_per_step_ = 0;
 };
