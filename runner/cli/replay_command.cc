@@ -15,6 +15,7 @@
 #include "runner/cli/commands.h"
 #include "runner/recording/cast_reader.h"
 #include "runner/recording/player.h"
+#include "runner/recording/terminal_sanitizer.h"
 #include "runner/report/render_report.h"
 
 namespace fabriclab::cli {
@@ -103,8 +104,8 @@ void replay(const ReplayArgs& args) {
 
   std::fprintf(stderr, "replaying %s%s%s: %.1f s recorded, speed %g, pauses capped at %g s%s\n",
                cast.path.c_str(), cast.header.title.empty() ? "" : " -- ",
-               cast.header.title.c_str(), cast.duration_s(), args.speed, args.idle_limit_s,
-               isatty(STDIN_FILENO) == 1 ? "; Ctrl-C stops" : "");
+               runner::plain_text(cast.header.title).c_str(), cast.duration_s(), args.speed,
+               args.idle_limit_s, isatty(STDIN_FILENO) == 1 ? "; Ctrl-C stops" : "");
   if (args.raw) {
     std::fprintf(stderr,
                  "--raw: escape sequences are NOT filtered; only replay recordings you trust\n");

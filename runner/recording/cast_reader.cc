@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,24 @@ using nlohmann::json;
 // player's memory budget anyway).
 constexpr std::size_t kMaxCastBytes = 512u << 20;
 
+// The parser quotes the bytes it read ("last read: '...'"); a message must
+// not carry a hostile file's escape sequences to the terminal: anything but
+// printable ASCII is shown as \xNN.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7f) {
+      out += c;
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", b);
+      out += hex;
+    }
+  }
+  return out;
+}
+
 // nlohmann's message without its "[json.exception.parse_error.101] parse
 // error at line 1, " prefix: only the column and the reason help here.
 std::string short_parse_error(const json::parse_error& e) {
@@ -26,7 +45,7 @@ std::string short_parse_error(const json::parse_error& e) {
   if (bracket != std::string::npos) message.erase(0, bracket + 2);
   const std::string prefix = "parse error at line 1, ";
   if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-  return message;
+  return printable(message);
 }
 
 std::optional<json> try_parse(const std::string& text, std::string* error) {
@@ -39,7 +58,7 @@ std::optional<json> try_parse(const std::string& text, std::string* error) {
 }
 
 std::string version_message(const json& version) {
-  return "asciicast version " + version.dump() +
+  return "asciicast version " + printable(version.dump()) +
          " is not supported: this player reads version 2 (asciinema 2.x records it; "
          "re-record, or convert the file to asciicast v2)";
 }
@@ -52,7 +71,7 @@ CastHeader parse_header(const json& header, const std::string& path) {
   if (!header.contains("version")) throw fail("header: no \"version\" (expected 2)");
   const json& version = header["version"];
   if (!version.is_number_integer()) {
-    throw fail("header: \"version\" must be the integer 2, not " + version.dump());
+    throw fail("header: \"version\" must be the integer 2, not " + printable(version.dump()));
   }
   if (version.get<long long>() != kCastVersion) throw fail(version_message(version));
 
@@ -62,7 +81,7 @@ CastHeader parse_header(const json& header, const std::string& path) {
     if (it == header.end() || !it->is_number_integer() || it->get<long long>() <= 0 ||
         it->get<long long>() > 100000) {
       throw fail(std::string("header: \"") + key + "\" must be a positive integer (columns/rows)" +
-                 (it == header.end() ? ", and is missing" : ", not " + it->dump()));
+                 (it == header.end() ? ", and is missing" : ", not " + printable(it->dump())));
     }
     (std::string(key) == "width" ? out.width : out.height) = it->get<int>();
   }
@@ -71,19 +90,20 @@ CastHeader parse_header(const json& header, const std::string& path) {
     if (it == header.end() || it->is_null()) return std::nullopt;
     if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0) {
       throw fail(std::string("header: \"") + key + "\" must be a non-negative number, not " +
-                 it->dump());
+                 printable(it->dump()));
     }
     return it->get<double>();
   };
   out.timestamp_unix_s = optional_number("timestamp");
   out.idle_time_limit_s = optional_number("idle_time_limit");
   if (const auto it = header.find("title"); it != header.end() && !it->is_null()) {
-    if (!it->is_string()) throw fail("header: \"title\" must be a string, not " + it->dump());
+    if (!it->is_string())
+      throw fail("header: \"title\" must be a string, not " + printable(it->dump()));
     out.title = it->get<std::string>();
   }
   if (const auto it = header.find("env");
       it != header.end() && !it->is_null() && !it->is_object()) {
-    throw fail("header: \"env\" must be an object, not " + it->dump());
+    throw fail("header: \"env\" must be an object, not " + printable(it->dump()));
   }
   return out;
 }
@@ -93,6 +113,7 @@ CastEvent parse_event(const json& event, const std::string& path, long line) {
       !event[2].is_string()) {
     std::string shown = event.dump(-1, ' ', false, json::error_handler_t::replace);
     if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+    shown = printable(shown);
     throw input_error_at(
         path, line, "event: expected [time, code, data] (a number and two strings), got " + shown);
   }
@@ -103,7 +124,8 @@ CastEvent parse_event(const json& event, const std::string& path, long line) {
   out.line = line;
   if (!std::isfinite(out.time_s) || out.time_s < 0) {
     throw input_error_at(
-        path, line, "event: time must be a non-negative number of seconds, not " + event[0].dump());
+        path, line,
+        "event: time must be a non-negative number of seconds, not " + printable(event[0].dump()));
   }
   if (out.code.empty()) throw input_error_at(path, line, "event: empty event code");
   return out;

@@ -78,7 +78,7 @@ class Console {
   void clear_status();
 
   // A chapter marker in the cast ([t, "m", label]); nothing on the terminal.
-  // The runner labels scenarios "scenario NAME: start" / "scenario NAME: end"
+  // The runner labels scenarios "scenario NAME: start" / "scenario NAME: STATUS"
   // (recordings/FORMAT.md); replay shows markers as chapter lines.
   void marker(std::string_view label);
 

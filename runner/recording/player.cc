@@ -24,19 +24,6 @@ bool wait_until(Clock::time_point deadline, const std::atomic<bool>& stop) {
   return false;
 }
 
-// The label as plain text: a marker must not carry escape sequences of its own.
-std::string plain_text(const std::string& label) {
-  TerminalSanitizer sanitizer;
-  std::string text = sanitizer.feed(label);
-  text.erase(std::remove_if(text.begin(), text.end(),
-                            [](char c) {
-                              const auto b = static_cast<unsigned char>(c);
-                              return b < 0x20 || b == 0x7f;
-                            }),
-             text.end());
-  return text;
-}
-
 }  // namespace
 
 std::string chapter_line(const std::string& label) {

@@ -25,6 +25,29 @@ constexpr const char* kKeptCsiFinals = "mABCDEFGHfd`JKX@PLMSTsu";
 
 }  // namespace
 
+std::string plain_text(std::string_view text) {
+  TerminalSanitizer sanitizer;
+  const std::string safe = sanitizer.feed(text);
+  // What is left are kept sequences, all well formed: ESC [ ... final,
+  // ESC ( X / ESC ) X, or ESC X. Skip them, and every other control.
+  std::string out;
+  for (std::size_t i = 0; i < safe.size(); ++i) {
+    const auto b = static_cast<unsigned char>(safe[i]);
+    if (b == kEsc && i + 1 < safe.size()) {
+      const char next = safe[i + 1];
+      if (next == '[') {
+        i += 2;
+        while (i < safe.size() && !is_final(static_cast<unsigned char>(safe[i]))) ++i;
+      } else {
+        i += (next == '(' || next == ')') ? 2 : 1;
+      }
+    } else if (b >= 0x20 && b != kDel) {
+      out += safe[i];
+    }
+  }
+  return out;
+}
+
 std::string TerminalSanitizer::feed(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());

@@ -83,4 +83,9 @@ class TerminalSanitizer {
   std::size_t removed_ = 0;
 };
 
+// One line of plain text from untrusted text (a marker label, a cast's
+// title): escape sequences removed as above, then every remaining control
+// character (\r \n \t \b included) removed too.
+std::string plain_text(std::string_view text);
+
 }  // namespace fabriclab::runner

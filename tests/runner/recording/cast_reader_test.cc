@@ -129,6 +129,21 @@ TEST(CastReader, InvalidUtf8AndBinaryGarbageAreErrorsNotCrashes) {
             std::string::npos);
 }
 
+TEST(CastReader, ErrorMessagesCarryNoEscapeSequences) {
+  // A hostile file's bytes quoted in a message must not reach the terminal raw.
+  for (const std::string& bad : {kHeader + "\n\x1b]52;c;QUFB\x07\n",
+                                 kHeader + "\n[0.1, \"\xc2\x9b"
+                                           "6n\"]\n",
+                                 std::string("\x1b]0;title\x07\n")}) {
+    const std::string message = error_of(bad);
+    ASSERT_FALSE(message.empty());
+    for (char c : message) {
+      const auto b = static_cast<unsigned char>(c);
+      EXPECT_TRUE(b >= 0x20 && b < 0x7f) << "byte " << int(b) << " in: " << message;
+    }
+  }
+}
+
 TEST(CastReader, MissingFileAndDirectoryAreInputErrors) {
   try {
     read_cast("/nonexistent/session.cast");

@@ -162,5 +162,12 @@ TEST(TerminalSanitizer, OverlongAndUnfinishedSequencesAreRemoved) {
   EXPECT_EQ(sanitize("ok\x1b[12"), "ok");
 }
 
+TEST(PlainText, RemovesSequencesAndEveryControlCharacter) {
+  EXPECT_EQ(plain_text("scenario \x1b[31mclean\x1b[0m:\tstart\r\n\x1b]52;c;QQ==\x07\xc2\x9b"
+                       "6n"),
+            "scenario clean:start");
+  EXPECT_EQ(plain_text("\u2500 \u00e9"), "\u2500 \u00e9");
+}
+
 }  // namespace
 }  // namespace fabriclab::runner
