@@ -12,6 +12,7 @@
 #include "runner/ledger/ledger.h"
 #include "runner/process/process.h"
 #include "runner/process/process_identity.h"
+#include "runner/process/recorded_process.h"
 #include "runner/topology/network_namespace.h"
 
 namespace fabriclab::runner {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "runner/ledger/run_id.h"
+#include "runner/ledger/stale_runs.h"
 #include "runner/process/process.h"
 #include "runner/topology/network_namespace.h"
 #include "tests/runner/test_support.h"
@@ -50,6 +51,12 @@ TEST(Cleanup, AfterSigkillRemovesExactlyWhatTheRunRecorded) {
   TempDir ledger_dir;
   const std::string run_id = make_run_id();
   const std::string prefix = "fl-" + run_id + "-";
+  // Whatever fails below, the run is cleaned up before the ledger directory
+  // goes (in-process, in case the CLI is the broken part).
+  struct FinalCleanup {
+    std::string dir;
+    ~FinalCleanup() { clean_stale_runs({dir, false}); }
+  } final_cleanup{ledger_dir.path()};
 
   // Unrelated things that must survive: a namespace and a process.
   const std::string unrelated_name = "fl-test-" + std::to_string(::getpid()) + "-keep";

@@ -2,6 +2,10 @@
 // enters a user namespace, builds a 3-rank topology, pings across the bridge
 // and tears down. Skips with the reason when this machine cannot do it.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <csignal>
+#include <filesystem>
 
 #include "runner/process/process.h"
 #include "runner/topology/user_namespace.h"
@@ -37,6 +41,37 @@ TEST(Rootless, AnOrdinaryUserBuildsAndPingsATopology) {
   EXPECT_NE(text.find("ping ok"), std::string::npos) << text;
   EXPECT_NE(text.find("entries left 0"), std::string::npos) << text;
   EXPECT_NE(text.find("ledger /tmp/fabriclab-65534/runs/"), std::string::npos) << text;
+}
+
+TEST(Rootless, AfterSigkillCleanupAsTheSameUserKillsWhatIsLeft) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to switch to an ordinary user (setpriv)";
+  if (!check_user_namespaces().allowed) GTEST_SKIP() << check_user_namespaces().detail;
+  TempDir dir;
+  ::chmod(dir.path().c_str(), 0777);
+  const std::string run_id = "rl" + std::to_string(::getpid() % 100000);
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  LaunchSpec spec;
+  spec.argv = {"setpriv",    "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+               RUNNER_PROBE, "hold",          dir.path(),      run_id,           "3"};
+  spec.stdout_stream = Redirect::to_fd(out[1]);
+  Process runner = Process::launch(spec);
+  ::close(out[1]);
+  char line[64] = {};
+  ASSERT_GT(::read(out[0], line, sizeof(line) - 1), 0) << "the probe did not get ready";
+  ::close(out[0]);
+  runner.signal(SIGKILL);
+  runner.wait();
+  const std::string ledger = dir.path() + "/" + run_id + ".json";
+  ASSERT_TRUE(std::filesystem::exists(ledger));
+
+  const std::string report_path = dir.path() + "/report";
+  ExitStatus status = run_as_nobody({RUNNER_PROBE, "cleanup", dir.path()}, report_path);
+  std::string report = testing::read_file(report_path);
+  EXPECT_TRUE(status.success()) << status.describe() << "\n" << report;
+  EXPECT_NE(report.find("killed 1 process(es) left in its group"), std::string::npos) << report;
+  EXPECT_NE(report.find("went with the runner's user namespace"), std::string::npos) << report;
+  EXPECT_FALSE(std::filesystem::exists(ledger));
 }
 
 TEST(Rootless, DoctorCheckAnswersForThisUser) {

@@ -3,9 +3,9 @@
 // test can SIGKILL it, or run it as an ordinary user.
 //
 //   runner_probe hold LEDGER_DIR RUN_ID RANKS
-//       builds a topology recorded in a ledger, launches in rank 0
-//       `sh -c 'sleep 1000 & echo started; wait'` (so a grandchild outlives a killed
-//       leader), prints "ready <leader pid>" and waits to be killed.
+//       enters rootless mode if not root, builds a topology recorded in a ledger, launches in rank
+//       0 `sh -c 'sleep 1000 & echo started; wait'` (so a grandchild outlives a killed leader),
+//       prints "ready <leader pid>" and waits to be killed.
 //   runner_probe ping RANKS
 //       enters rootless mode if not root, builds a topology (ledger in the
 //       default directory), pings from rank 0 to the last rank and back,
@@ -30,6 +30,7 @@ namespace fr = fabriclab::runner;
 namespace {
 
 int hold(const std::string& dir, const std::string& run_id, int ranks) {
+  fr::enter_rootless_namespace_if_needed();
   fr::Ledger ledger(run_id, dir);
   auto topology = fr::Topology::build({ranks, run_id}, ledger);
   fr::LaunchSpec spec;
