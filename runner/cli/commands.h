@@ -19,5 +19,6 @@ struct CommandExit {
 void add_train_command(CLI::App& app);
 void add_cleanup_command(CLI::App& app);
 void add_grade_command(CLI::App& app);
+void add_bench_train_command(CLI::App& app);   // `bench train`; creates `bench` if absent
 
 }  // namespace fabriclab::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   fabriclab::cli::add_train_command(app);
   fabriclab::cli::add_cleanup_command(app);
   fabriclab::cli::add_grade_command(app);
+  fabriclab::cli::add_bench_train_command(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,348 @@
+// `fabriclab bench train`: fabriclab's trainer against PyTorch DDP, side by
+// side. A benchmark, not a test: it prints figures (issue 2, "Benchmark").
+//
+// For each configuration and each repeat it launches N `fabriclab train`
+// ranks and N ranks of trainer/bench/ddp_baseline.py (Debian's python3-torch,
+// the same libtorch 1.13 underneath) in the same way: one process per rank,
+// torchrun's environment, a fresh loopback port, GLOO_SOCKET_IFNAME=lo (and
+// `--iface lo` for fabriclab), the same model, per-rank batch, intra-op
+// threads, steps and synthetic data shapes. The order alternates between
+// repeats (fabriclab first, then DDP first) so slow drift on a shared machine
+// is spread over both. Both write `step` events; steps/s after warmup comes
+// from their timestamps (runner/bench/step_rate.h). The table shows medians.
+//
+// Everything it creates (processes, the temporary folder with metrics and
+// logs) is owned by objects destroyed on every exit path.
+#include <netinet/in.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <toml++/toml.h>
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "common/input_error.h"
+#include "runner/bench/step_rate.h"
+#include "runner/cli/bench_parent.h"
+#include "runner/cli/commands.h"
+#include "runner/process/process.h"
+
+namespace fabriclab::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using runner::Process;
+
+struct BenchTrainOptions {
+  std::string model = "mlp";
+  int64_t width = 128;
+  int64_t batch = 64;
+  int world_size = 2;
+  int threads = 1;
+  int64_t steps = 300;
+  int64_t warmup = 20;
+  int repeat = 3;
+  std::string python = "/usr/bin/python3";  // Debian's, where python3-torch lives
+  std::string script = std::string(FABRICLAB_SOURCE_DIR) + "/trainer/bench/ddp_baseline.py";
+  bool ddp_bucket_view = false;  // DDP(gradient_as_bucket_view=True); DDP's default is False
+  std::string trainer = "/proc/self/exe";  // the fabriclab binary whose `train` runs
+  std::string preset;                      // "" or "issue"
+  int timeout_s = 600;                     // per run of N ranks
+};
+
+struct Config {
+  std::string label;
+  std::string model;
+  int64_t width = 0;
+  int64_t batch = 0;
+  double target = 0;  // required fabriclab/DDP ratio; 0 = none
+};
+
+enum class Side { kFabriclab, kDdp };
+const char* side_name(Side side) { return side == Side::kFabriclab ? "fabriclab" : "DDP"; }
+
+// The models of trainer/models.cc.
+int64_t parameter_count(const std::string& model, int64_t w) {
+  if (model == "mlp") return 784 * w + w + w * w + w + w * 10 + 10;
+  return (16 * 25 + 16) + (32 * 16 * 25 + 32) + (512 * w + w) + (w * 10 + 10);
+}
+
+constexpr int64_t kLargeGradientBytes = 25'000'000;  // issue 2: "25 MB or more of gradients"
+
+// A temporary folder for metrics files and logs, removed on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "fabriclab-bench-train-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+// A loopback port nobody listens on now (the kernel's pick). Rank 0's
+// TCPStore binds it a moment later; a race with another program is possible
+// but rare, and shows as a rendezvous error.
+int free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error("socket() failed");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    throw std::runtime_error("cannot find a free loopback port");
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::string tail_of(const std::string& path, size_t max_chars = 1500) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
+}
+
+std::vector<std::string> rank_argv(Side side, const Config& c, const BenchTrainOptions& o,
+                                   const std::string& metrics) {
+  const std::vector<std::string> common = {"--model",   c.model,
+                                           "--width",   std::to_string(c.width),
+                                           "--batch",   std::to_string(c.batch),
+                                           "--steps",   std::to_string(o.steps),
+                                           "--threads", std::to_string(o.threads),
+                                           "--metrics", metrics,
+                                           "--timeout", "120"};
+  std::vector<std::string> argv;
+  if (side == Side::kFabriclab) {
+    argv = {o.trainer, "train", "--data", "synthetic", "--iface", "lo", "--log-every", "0"};
+  } else {
+    argv = {o.python, o.script, "--warmup", std::to_string(o.warmup)};
+    if (o.ddp_bucket_view) argv.push_back("--gradient-as-bucket-view");
+  }
+  argv.insert(argv.end(), common.begin(), common.end());
+  return argv;
+}
+
+// Launches the N ranks of one side, waits for all, and times them.
+runner::StepRate run_side(Side side, const Config& c, const BenchTrainOptions& o,
+                          const TempDir& dir, int run) {
+  const int port = free_loopback_port();
+  std::vector<Process> ranks;
+  std::vector<std::string> metrics, logs;
+  for (int r = 0; r < o.world_size; ++r) {
+    const std::string stem = std::string(side == Side::kFabriclab ? "fabriclab" : "ddp") + "-" +
+                             std::to_string(run) + "-rank" + std::to_string(r);
+    metrics.push_back(dir.file(stem + ".jsonl"));
+    logs.push_back(dir.file(stem + ".log"));
+    runner::LaunchSpec spec;
+    spec.argv = rank_argv(side, c, o, metrics.back());
+    spec.env = runner::torchrun_environment("127.0.0.1", port, r, o.world_size, r, o.world_size);
+    spec.env["GLOO_SOCKET_IFNAME"] = "lo";
+    spec.stdout_stream = runner::Redirect::file(logs.back());
+    spec.stderr_stream = runner::Redirect::append(logs.back());
+    spec.label = std::string(side_name(side)) + " rank " + std::to_string(r);
+    ranks.push_back(Process::launch(spec));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
+  for (;;) {
+    size_t done = 0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const auto status = ranks[r].poll();
+      if (!status) continue;
+      if (!status->success()) {
+        runner::terminate_all(ranks);
+        throw std::runtime_error(ranks[r].label() + " " + status->describe() + "; its output:\n" +
+                                 tail_of(logs[r]));
+      }
+      ++done;
+    }
+    if (done == ranks.size()) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      runner::terminate_all(ranks);
+      throw std::runtime_error(std::string(side_name(side)) + " ranks did not finish within " +
+                               std::to_string(o.timeout_s) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::vector<nlohmann::json> events;
+  for (const auto& path : metrics) {
+    auto more = runner::read_json_lines(path);
+    events.insert(events.end(), more.begin(), more.end());
+  }
+  return runner::step_rate(events, o.world_size, o.warmup);
+}
+
+// Lab 02's model: labs/02-*/lab.toml's [trainer] when the lab exists (beside
+// the build tree, or in the source tree), else the model lab 02 is built around.
+Config lab02_config() {
+  Config c{"lab 02's model", "mlp", 128, 64, 1.25};
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (const fs::path& labs :
+       {exe.parent_path().parent_path() / "labs", fs::path(FABRICLAB_SOURCE_DIR) / "labs"}) {
+    if (!fs::is_directory(labs, ec)) continue;
+    for (const auto& entry : fs::directory_iterator(labs, ec)) {
+      const fs::path toml_path = entry.path() / "lab.toml";
+      if (entry.path().filename().string().rfind("02-", 0) != 0 || !fs::exists(toml_path)) continue;
+      try {
+        const toml::table root = toml::parse_file(toml_path.string());
+        c.model = root["trainer"]["model"].value_or(c.model);
+        c.width = root["trainer"]["width"].value_or(c.width);
+        c.batch = root["trainer"]["batch"].value_or(c.batch);
+      } catch (const toml::parse_error& e) {
+        throw input_error_at(toml_path.string(), static_cast<long>(e.source().begin.line),
+                             std::string(e.description()));
+      }
+      c.label = "lab 02 (" + entry.path().filename().string() + ")";
+      return c;
+    }
+  }
+  return c;
+}
+
+std::vector<Config> configs_of(const BenchTrainOptions& o) {
+  if (o.preset == "issue") {
+    return {lab02_config(), Config{">= 25 MB gradient", "mlp", 2560, 64, 1.0}};
+  }
+  Config c{"custom", o.model, o.width, o.batch, 0};
+  if (parameter_count(o.model, o.width) * 4 >= kLargeGradientBytes) c.target = 1.0;
+  return {c};
+}
+
+std::string join(const std::vector<double>& values) {
+  std::string text;
+  for (double v : values) text += (text.empty() ? "" : " ") + fmt::format("{:.1f}", v);
+  return text;
+}
+
+void run_bench(const BenchTrainOptions& o) {
+  if (o.warmup < 1 || o.warmup >= o.steps) {
+    throw InputError("--warmup must be >= 1 and below --steps (" + std::to_string(o.steps) + ")");
+  }
+  if (!fs::exists(o.script)) {
+    throw InputError("--ddp-script " + o.script + ": no such file (trainer/bench/ddp_baseline.py)");
+  }
+  const std::vector<Config> configs = configs_of(o);
+  TempDir dir;
+  struct Row {
+    std::vector<double> fab, ddp;
+  };
+  std::vector<Row> rows(configs.size());
+  int run = 0;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const Config& c = configs[i];
+    spdlog::info(
+        "{}: {} width {} batch {} ({} params), {} ranks x {} thread(s), {} steps "
+        "({} warmup), {} repeat(s)",
+        c.label, c.model, c.width, c.batch, parameter_count(c.model, c.width), o.world_size,
+        o.threads, o.steps, o.warmup, o.repeat);
+    for (int r = 0; r < o.repeat; ++r) {
+      // Alternate which side goes first so drift on a shared machine hits both.
+      const Side order[2] = {r % 2 == 0 ? Side::kFabriclab : Side::kDdp,
+                             r % 2 == 0 ? Side::kDdp : Side::kFabriclab};
+      for (Side side : order) {
+        const runner::StepRate rate = run_side(side, c, o, dir, run++);
+        (side == Side::kFabriclab ? rows[i].fab : rows[i].ddp).push_back(rate.steps_per_s);
+        spdlog::info("  repeat {}: {:9} {:8.1f} steps/s ({} steps in {:.2f} s)", r + 1,
+                     side_name(side), rate.steps_per_s, rate.steps, rate.wall_s);
+      }
+    }
+  }
+
+  std::printf(
+      "\nfabriclab bench train: %d ranks on loopback (gloo), %d intra-op thread(s) each, "
+      "%lld steps (%lld warmup excluded), median of %d alternating repeats; DDP "
+      "gradient_as_bucket_view=%s\n\n",
+      o.world_size, o.threads, static_cast<long long>(o.steps), static_cast<long long>(o.warmup),
+      o.repeat, o.ddp_bucket_view ? "True" : "False");
+  std::printf("%-30s %-18s %10s %9s %16s %12s %7s %8s %s\n", "config", "model", "params", "grad MB",
+              "fabriclab st/s", "DDP st/s", "ratio", "target", "result");
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const Config& c = configs[i];
+    const int64_t params = parameter_count(c.model, c.width);
+    const double fab = runner::median(rows[i].fab), ddp = runner::median(rows[i].ddp);
+    const double ratio = ddp > 0 ? fab / ddp : 0;
+    const std::string model = fmt::format("{} w{} b{}", c.model, c.width, c.batch);
+    const std::string target = c.target > 0 ? fmt::format(">={:.2f}x", c.target) : "-";
+    const char* result = c.target > 0 ? (ratio >= c.target ? "PASS" : "MISS") : "";
+    std::printf("%-30s %-18s %10lld %9.1f %16.1f %12.1f %6.2fx %8s %s\n", c.label.c_str(),
+                model.c_str(), static_cast<long long>(params), params * 4 / 1e6, fab, ddp, ratio,
+                target.c_str(), result);
+  }
+  std::printf("\nper repeat (steps/s):\n");
+  for (size_t i = 0; i < configs.size(); ++i) {
+    std::printf("  %-28s fabriclab [%s]  DDP [%s]\n", configs[i].label.c_str(),
+                join(rows[i].fab).c_str(), join(rows[i].ddp).c_str());
+  }
+}
+
+}  // namespace
+
+void add_bench_train_command(CLI::App& app) {
+  auto o = std::make_shared<BenchTrainOptions>();
+  CLI::App* cmd = bench_parent(app)->add_subcommand(
+      "train",
+      "Steps/s of fabriclab's trainer against PyTorch DDP (python3-torch) on the same model, "
+      "batch, ranks and threads, over loopback");
+  auto* preset = cmd->add_option("--preset", o->preset,
+                                 "'issue': lab 02's model (target >= 1.25x DDP) and an MLP with "
+                                 ">= 25 MB of gradients (target >= 1.0x)")
+                     ->check(CLI::IsMember({"issue"}));
+  cmd->add_option("--model", o->model, "mlp or cnn")
+      ->check(CLI::IsMember({"mlp", "cnn"}))
+      ->excludes(preset)
+      ->capture_default_str();
+  cmd->add_option("--width", o->width, "Hidden width")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 16))
+      ->excludes(preset)
+      ->capture_default_str();
+  cmd->add_option("--batch", o->batch, "Samples per step per rank")
+      ->check(CLI::Range(int64_t{1}, int64_t{8192}))
+      ->excludes(preset)
+      ->capture_default_str();
+  cmd->add_option("--world-size", o->world_size, "Ranks per run")
+      ->check(CLI::Range(2, 16))
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Intra-op threads per rank (both sides)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--steps", o->steps, "Steps per run")
+      ->check(CLI::Range(int64_t{2}, int64_t{1000000}))
+      ->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "Steps excluded from the timing")->capture_default_str();
+  cmd->add_option("--repeat", o->repeat, "Runs of each side, alternating")
+      ->check(CLI::Range(1, 50))
+      ->capture_default_str();
+  cmd->add_option("--python", o->python, "Python with python3-torch")->capture_default_str();
+  cmd->add_option("--ddp-script", o->script, "The DDP baseline")->capture_default_str();
+  cmd->add_flag("--ddp-bucket-view", o->ddp_bucket_view,
+                "Run DDP with gradient_as_bucket_view=True (as fabriclab; DDP's default copies "
+                "gradients into and out of its buckets)");
+  cmd->add_option("--trainer", o->trainer, "fabriclab binary to benchmark (e.g. an older build)")
+      ->check(CLI::ExistingFile)
+      ->capture_default_str();
+  cmd->add_option("--timeout", o->timeout_s, "Seconds one run of N ranks may take")
+      ->check(CLI::Range(10, 86400))
+      ->capture_default_str();
+  cmd->callback([o] { run_bench(*o); });
+}
+
+}  // namespace fabriclab::cli
