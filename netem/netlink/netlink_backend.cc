@@ -229,7 +229,11 @@ std::unique_ptr<Applied> NetlinkBackend::apply(const Target& target, const Spec&
           spdlog::error("netem: could not undo the htb root on {}: {}", where(target), undo.what());
         }
       }
+      // explain() says "on DEV in network namespace NS" itself.
       ctx.action = step.action;
+      for (const std::string& tail : {" of " + target.device, " on " + target.device})
+        if (size_t at = ctx.action.find(tail); at != std::string::npos)
+          ctx.action.erase(at, tail.size());
       ctx.kind = step.kind;
       throw std::runtime_error(explain(e, ctx));
     }
