@@ -17,8 +17,14 @@ struct CommandExit {
 };
 
 void add_train_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_list_command(CLI::App& app);
+void add_netem_command(CLI::App& app);
+void add_doctor_command(CLI::App& app);
 void add_cleanup_command(CLI::App& app);
 void add_grade_command(CLI::App& app);
+void add_replay_command(CLI::App& app);
+void add_bench_impair_command(CLI::App& app);  // `bench impair`; creates `bench` if absent
 void add_bench_train_command(CLI::App& app);   // `bench train`; creates `bench` if absent
 
 }  // namespace fabriclab::cli

@@ -19,9 +19,15 @@ int main(int argc, char** argv) {
   app.add_flag_callback("-q,--quiet", [&] { verbosity = -1; }, "Warnings and errors only");
   app.parse_complete_callback([&] { fabriclab::init_logging("fabriclab", verbosity); });
 
+  fabriclab::cli::add_list_command(app);
+  fabriclab::cli::add_run_command(app);
   fabriclab::cli::add_train_command(app);
+  fabriclab::cli::add_netem_command(app);
+  fabriclab::cli::add_doctor_command(app);
   fabriclab::cli::add_cleanup_command(app);
   fabriclab::cli::add_grade_command(app);
+  fabriclab::cli::add_replay_command(app);
+  fabriclab::cli::add_bench_impair_command(app);
   fabriclab::cli::add_bench_train_command(app);
 
   try {

@@ -1,0 +1,292 @@
+#include "runner/lab/lab_definition.h"
+
+#include <toml++/toml.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "common/input_error.h"
+#include "netem/spec_parse.h"
+
+namespace fabriclab::runner {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The keys of [trainer] and what they must be; they become train flags.
+enum class ValueKind { kInteger, kFloat, kString };
+const std::map<std::string, ValueKind>& trainer_keys() {
+  static const std::map<std::string, ValueKind> keys = {
+      {"model", ValueKind::kString},  {"width", ValueKind::kInteger},
+      {"steps", ValueKind::kInteger}, {"epochs", ValueKind::kInteger},
+      {"batch", ValueKind::kInteger}, {"lr", ValueKind::kFloat},
+      {"momentum", ValueKind::kFloat}, {"seed", ValueKind::kInteger},
+      {"threads", ValueKind::kInteger}, {"eval_every", ValueKind::kInteger},
+      {"timeout_s", ValueKind::kFloat}, {"data", ValueKind::kString},
+      {"bucket_cap_mb", ValueKind::kInteger}, {"first_bucket_mb", ValueKind::kInteger}};
+  return keys;
+}
+const std::set<std::string> kScenarioKeys = {"name",   "condition",  "impair",
+                                             "links",  "deadline_s", "stall_s"};
+
+class LabReader {
+ public:
+  explicit LabReader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const toml::node* node, const std::string& key,
+                         const std::string& expected) const {
+    const long line = node ? static_cast<long>(node->source().begin.line) : 1;
+    throw input_error_at(path_, line, "key '" + key + "': " + expected);
+  }
+
+  void reject_unknown(const toml::table& table, const std::set<std::string>& known,
+                      const std::string& where) const {
+    for (const auto& [key, node] : table) {
+      if (!known.count(std::string(key.str()))) {
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        throw input_error_at(path_, static_cast<long>(key.source().begin.line),
+                             "unknown key '" + std::string(key.str()) + "' in " + where +
+                                 " (known: " + list + ")");
+      }
+    }
+  }
+
+  std::string string_at(const toml::table& t, const std::string& key, bool required,
+                        const std::string& fallback = "") const {
+    const toml::node* node = t.get(key);
+    if (!node) {
+      if (required) fail(&t, key, "missing (a string)");
+      return fallback;
+    }
+    if (!node->is_string()) fail(node, key, "expected a string");
+    return node->as_string()->get();
+  }
+
+  double number_at(const toml::table& t, const std::string& key, double fallback, double min,
+                   double max) const {
+    const toml::node* node = t.get(key);
+    if (!node) return fallback;
+    if (!node->is_number()) fail(node, key, "expected a number");
+    const double value = node->value<double>().value();
+    if (value < min || value > max) {
+      fail(node, key,
+           "expected a number in [" + std::to_string(min) + ", " + std::to_string(max) +
+               "], got " + std::to_string(value));
+    }
+    return value;
+  }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string trainer_value(const LabReader& r, const std::string& key, const toml::node& node) {
+  const ValueKind kind = trainer_keys().at(key);
+  if (kind == ValueKind::kString) {
+    if (!node.is_string()) r.fail(&node, key, "expected a string");
+    return node.as_string()->get();
+  }
+  if (kind == ValueKind::kInteger) {
+    if (!node.is_integer() || node.as_integer()->get() < 0) {
+      r.fail(&node, key, "expected a non-negative integer");
+    }
+    return std::to_string(node.as_integer()->get());
+  }
+  if (!node.is_number()) r.fail(&node, key, "expected a number");
+  std::string text = std::to_string(node.value<double>().value());
+  return text;
+}
+
+void read_trainer(const LabReader& r, const toml::table& table, LabDefinition& lab) {
+  std::set<std::string> known;
+  for (const auto& [k, v] : trainer_keys()) known.insert(k);
+  r.reject_unknown(table, known, "[trainer]");
+  for (const auto& [key, node] : table) lab.trainer[std::string(key.str())] = trainer_value(r, std::string(key.str()), node);
+}
+
+std::vector<int> resolve_links(const LabReader& r, const toml::node* node,
+                               std::vector<std::string>& words, int ranks) {
+  std::vector<int> result;
+  if (!node) {
+    words = {"all"};
+  } else {
+    const toml::array* array = node->as_array();
+    if (!array || array->empty()) r.fail(node, "links", "expected an array like [\"all\"] or [\"r1\"]");
+    for (const auto& item : *array) {
+      if (!item.is_string()) r.fail(&item, "links", "expected strings like \"all\" or \"r1\"");
+      words.push_back(item.as_string()->get());
+    }
+  }
+  for (const std::string& word : words) {
+    if (word == "all") {
+      for (int i = 0; i < ranks; ++i) result.push_back(i);
+      continue;
+    }
+    static const std::regex kRank("r([0-9]+)");
+    std::smatch m;
+    if (!std::regex_match(word, m, kRank) || std::stoi(m[1]) >= ranks) {
+      r.fail(node, "links",
+             "'" + word + "' is not a rank of this lab: expected \"all\" or r0..r" +
+                 std::to_string(ranks - 1));
+    }
+    result.push_back(std::stoi(m[1]));
+  }
+  std::sort(result.begin(), result.end());
+  result.erase(std::unique(result.begin(), result.end()), result.end());
+  return result;
+}
+
+ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int ranks,
+                                 const toml::table* quick) {
+  r.reject_unknown(t, kScenarioKeys, "[[scenario]]");
+  ScenarioDefinition s;
+  s.name = r.string_at(t, "name", true);
+  static const std::regex kName("[a-z0-9_-]+");
+  if (!std::regex_match(s.name, kName)) r.fail(t.get("name"), "name", "expected [a-z0-9_-]+");
+  s.condition = r.string_at(t, "condition", false, s.name);
+  s.impair = r.string_at(t, "impair", false);
+  if (!s.impair.empty()) {
+    try {
+      s.spec = netem::parse_spec(s.impair);
+    } catch (const InputError& e) {
+      r.fail(t.get("impair"), "impair", std::string("not a valid netem spec: ") + e.what());
+    }
+  }
+  s.link_ranks = resolve_links(r, t.get("links"), s.links, ranks);
+  s.deadline_s = r.number_at(t, "deadline_s", s.deadline_s, 1, 86400);
+  s.stall_s = r.number_at(t, "stall_s", s.stall_s, 1, 86400);
+  if (quick) {
+    s.deadline_s = r.number_at(*quick, "deadline_s", s.deadline_s, 1, 86400);
+    s.stall_s = r.number_at(*quick, "stall_s", s.stall_s, 1, 86400);
+  }
+  return s;
+}
+
+bool is_lab_folder(const fs::path& dir) {
+  static const std::regex kFolder("[0-9][0-9]-[a-z0-9-]+");
+  return std::regex_match(dir.filename().string(), kFolder) && fs::exists(dir / "lab.toml");
+}
+
+}  // namespace
+
+LabDefinition load_lab(const std::string& lab_toml, bool quick) {
+  LabReader r(lab_toml);
+  toml::table root;
+  try {
+    root = toml::parse_file(lab_toml);
+  } catch (const toml::parse_error& e) {
+    throw input_error_at(lab_toml, static_cast<long>(e.source().begin.line),
+                         std::string(e.description()));
+  }
+  r.reject_unknown(root, {"lab", "trainer", "topology", "quick", "scenario", "exercise"},
+                   "the top level");
+
+  LabDefinition lab;
+  lab.path = lab_toml;
+  lab.dir = fs::path(lab_toml).parent_path().string();
+  lab.name = fs::path(lab_toml).parent_path().filename().string();
+
+  const toml::table* meta = root["lab"].as_table();
+  if (!meta) throw input_error_at(lab_toml, 1, "missing table [lab]");
+  r.reject_unknown(*meta, {"id", "title", "summary"}, "[lab]");
+  lab.id = r.string_at(*meta, "id", true);
+  lab.title = r.string_at(*meta, "title", true);
+  lab.summary = r.string_at(*meta, "summary", false);
+  if (lab.name.rfind(lab.id + "-", 0) != 0) {
+    r.fail(meta->get("id"), "id", "expected \"" + lab.name.substr(0, 2) + "\" (the folder's number)");
+  }
+
+  if (const toml::table* topology = root["topology"].as_table()) {
+    r.reject_unknown(*topology, {"ranks"}, "[topology]");
+    lab.ranks = static_cast<int>(r.number_at(*topology, "ranks", 2, 1, 64));
+  }
+  if (const toml::table* trainer = root["trainer"].as_table()) read_trainer(r, *trainer, lab);
+
+  const toml::table* quick_table = quick ? root["quick"].as_table() : nullptr;
+  if (quick_table) {
+    for (const auto& [key, node] : *quick_table) {
+      const std::string k(key.str());
+      if (trainer_keys().count(k)) {
+        lab.trainer[k] = trainer_value(r, k, node);
+      } else if (k != "deadline_s" && k != "stall_s") {
+        throw input_error_at(lab_toml, static_cast<long>(key.source().begin.line),
+                             "unknown key '" + k + "' in [quick] (a [trainer] key, deadline_s or stall_s)");
+      }
+    }
+  }
+
+  const toml::array* scenarios = root["scenario"].as_array();
+  if (!scenarios || scenarios->empty()) {
+    throw input_error_at(lab_toml, 1, "expected at least one [[scenario]]");
+  }
+  std::set<std::string> names;
+  for (const auto& node : *scenarios) {
+    const toml::table* t = node.as_table();
+    if (!t) r.fail(&node, "scenario", "expected [[scenario]] tables");
+    ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick_table);
+    if (!names.insert(s.name).second) r.fail(t->get("name"), "name", "scenario '" + s.name + "' defined twice");
+    if (s.spec && lab.ranks == 1) {
+      r.fail(t->get("impair"), "impair", "a 1-rank lab has no link to impair");
+    }
+    lab.scenarios.push_back(std::move(s));
+  }
+  return lab;
+}
+
+std::string default_labs_dir() {
+  if (const char* env = std::getenv("FABRICLAB_LABS")) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (const fs::path& candidate :
+         {exe.parent_path().parent_path() / "labs", exe.parent_path().parent_path() / "share/fabriclab/labs"}) {
+      if (fs::is_directory(candidate)) return candidate.string();
+    }
+  }
+  return std::string(FABRICLAB_SOURCE_DIR) + "/labs";
+}
+
+std::vector<std::string> list_lab_files(const std::string& labs_dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(labs_dir, ec)) {
+    if (entry.is_directory() && is_lab_folder(entry.path())) {
+      files.push_back((entry.path() / "lab.toml").string());
+    }
+  }
+  if (ec) throw InputError("labs folder " + labs_dir + ": " + ec.message() + " (set FABRICLAB_LABS or --labs)");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string find_lab_file(const std::string& labs_dir, const std::string& which) {
+  std::string number = which;
+  if (number.size() == 1 && std::isdigit(static_cast<unsigned char>(number[0]))) number = "0" + number;
+  std::string known;
+  for (const std::string& file : list_lab_files(labs_dir)) {
+    const std::string folder = fs::path(file).parent_path().filename().string();
+    if (folder == which || folder.rfind(number + "-", 0) == 0) return file;
+    known += (known.empty() ? "" : ", ") + folder;
+  }
+  throw InputError("no lab '" + which + "' in " + labs_dir + " (labs: " +
+                   (known.empty() ? "none" : known) + ")");
+}
+
+std::vector<std::string> trainer_arguments(const LabDefinition& lab) {
+  std::vector<std::string> args;
+  for (const auto& [key, value] : lab.trainer) {
+    std::string flag = key == "timeout_s" ? "timeout" : key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    args.push_back("--" + flag);
+    args.push_back(value);
+  }
+  return args;
+}
+
+}  // namespace fabriclab::runner

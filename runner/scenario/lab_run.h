@@ -1,0 +1,36 @@
+// A whole lab run: `fabriclab run NN`.
+//
+//   clean up after killed runs -> ledger -> topology -> pick the impairment
+//   backend -> every selected scenario in order (scenario_runner.h) -> run
+//   directory (recordings/FORMAT.md: run.json, metrics.jsonl, session.cast)
+//   -> summary table and charts -> tear everything down.
+//
+// Everything the run creates is owned by objects on this function's stack
+// and recorded in the ledger first, so every exit path -- normal, an
+// exception, Ctrl-C/SIGTERM (StopSignals) -- removes it, and after a SIGKILL
+// `fabriclab cleanup` can.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "netem/impairment.h"
+
+namespace fabriclab::runner {
+
+struct LabRunOptions {
+  std::string lab_file;                 // path of lab.toml
+  std::vector<std::string> scenarios;   // names to run; empty = all
+  netem::BackendKind backend = netem::BackendKind::kAuto;
+  bool quick = false;
+  std::string output_dir = "runs";      // run directories go below it
+  bool charts_in_terminal = true;
+  std::string privileges = "root";      // "root" or "rootless", for run.json
+};
+
+// Returns the exit code: 0 when every scenario completed or ended as the lab
+// expects (stalled/deadline are results, not errors), 1 when a scenario
+// failed or the run was interrupted. Throws InputError for bad options.
+int run_lab(const LabRunOptions& options);
+
+}  // namespace fabriclab::runner

@@ -1,0 +1,308 @@
+#include "runner/scenario/scenario_runner.h"
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "netem/spec_parse.h"
+#include "runner/ledger/ledger.h"
+#include "runner/process/launch_spec.h"
+#include "runner/process/process.h"
+#include "runner/process/stop_signals.h"
+#include "runner/recording/console.h"
+#include "runner/scenario/metrics_tail.h"
+#include "runner/scenario/netns_counters.h"
+#include "runner/topology/topology.h"
+
+namespace fabriclab::runner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(100);
+constexpr auto kCounterInterval = std::chrono::seconds(1);
+
+double unix_now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string human_bytes(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  return fmt::format("{:.0f} kB", bytes / 1e3);
+}
+
+std::string last_line_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// What the live view and the watchdog know about one rank.
+struct RankState {
+  std::unique_ptr<MetricsTail> tail;
+  std::string log_path;
+  int64_t last_step = 0;
+  double last_loss = 0;
+  double last_step_ms = 0;
+  int64_t planned_steps = 0;
+};
+
+// Baseline-subtracted counters over all ranks' namespaces.
+struct Counters {
+  uint64_t retransmits = 0;
+  uint64_t link_bytes = 0;
+  uint64_t drops = 0;
+};
+
+Counters read_counters(const Topology& topology,
+                       const std::vector<std::unique_ptr<netem::Applied>>& impairments) {
+  Counters c;
+  for (const RankNetwork& rank : topology.ranks()) {
+    c.retransmits += read_tcp_retransmits(rank.netns_fd);
+    if (!rank.device.empty()) c.link_bytes += read_device_bytes(rank.netns_fd, rank.device);
+  }
+  for (const auto& applied : impairments) c.drops += applied->stats().drops;
+  return c;
+}
+
+class ScenarioRun {
+ public:
+  ScenarioRun(const ScenarioContext& context, const ScenarioDefinition& scenario)
+      : c_(context), s_(scenario), topology_(*context.topology) {}
+
+  ScenarioOutcome run() {
+    outcome_.started_unix_s = unix_now_s();
+    add_event("scenario_start", {{"impairments", impairments_json()}, {"condition", s_.condition}});
+    try {
+      apply_impairments();
+      baseline_ = read_counters(topology_, impairments_);
+      launch_ranks();
+      watch();
+    } catch (const std::exception& e) {
+      outcome_.status = "failed";
+      outcome_.message = e.what();
+    }
+    stop_ranks();
+    collect_events();  // what the ranks wrote before they stopped
+    sample_counters();
+    impairments_.clear();  // removes them
+    outcome_.ended_unix_s = unix_now_s();
+    add_event("scenario_end", {{"status", outcome_.status}, {"message", outcome_.message}});
+    std::stable_sort(outcome_.events.begin(), outcome_.events.end(),
+                     [](const nlohmann::json& a, const nlohmann::json& b) {
+                       return a.value("ts", 0.0) < b.value("ts", 0.0);
+                     });
+    return std::move(outcome_);
+  }
+
+ private:
+  nlohmann::json impairments_json() const {
+    return nlohmann::json::array({{{"links", s_.links}, {"spec", s_.impair}}});
+  }
+
+  void add_event(const std::string& kind, nlohmann::json fields) {
+    fields["v"] = 1;
+    fields["event"] = kind;
+    fields["scenario"] = s_.name;
+    fields["ts"] = unix_now_s();
+    outcome_.events.push_back(std::move(fields));
+  }
+
+  void apply_impairments() {
+    if (!s_.spec) return;
+    for (int rank : s_.link_ranks) {
+      const Endpoint& egress = topology_.rank(rank).egress;
+      netem::Target target;
+      target.netns_fd = egress.netns_fd;
+      target.netns = egress.netns;
+      target.device = egress.device;
+      impairments_.push_back(c_.backend->apply(target, *s_.spec));
+      spdlog::debug("scenario {}: {}", s_.name, impairments_.back()->describe());
+    }
+  }
+
+  void launch_ranks() {
+    const std::string log_dir = c_.run_dir + "/ranks/" + s_.name;
+    std::filesystem::create_directories(log_dir);
+    const int world = topology_.size();
+    std::vector<std::string> train_args = trainer_arguments(*c_.lab);
+    for (int r = 0; r < world; ++r) {
+      const RankNetwork& net = topology_.rank(r);
+      RankState state;
+      const std::string metrics = log_dir + "/rank" + std::to_string(r) + ".jsonl";
+      std::filesystem::remove(metrics);
+      state.tail = std::make_unique<MetricsTail>(metrics);
+      state.log_path = log_dir + "/rank" + std::to_string(r) + ".log";
+
+      LaunchSpec spec;
+      spec.argv = {"/proc/self/exe", "train", "--metrics", metrics, "--log-every", "0"};
+      spec.argv.insert(spec.argv.end(), train_args.begin(), train_args.end());
+      spec.env = torchrun_environment(topology_.master_addr(), c_.master_port, r, world, r, world);
+      spec.env["FABRICLAB_BIND_ADDR"] = net.ipv4;
+      spec.netns_fd = net.netns_fd;
+      spec.netns_label = net.netns;
+      spec.stdout_stream = Redirect::file(state.log_path);
+      spec.stderr_stream = Redirect::file(state.log_path);
+      spec.label = "rank " + std::to_string(r);
+      ranks_.push_back(Process::launch(spec, c_.ledger));
+      states_.push_back(std::move(state));
+    }
+  }
+
+  // The watchdog loop: returns when the scenario has an outcome.
+  void watch() {
+    const auto start = Clock::now();
+    auto last_progress = start;
+    auto last_counters = start;
+    int64_t progress_mark = 0;
+    while (true) {
+      std::this_thread::sleep_for(kPollInterval);
+      collect_events();
+      int64_t total_steps = 0;
+      for (const RankState& st : states_) total_steps += st.last_step;
+      if (total_steps > progress_mark) {
+        progress_mark = total_steps;
+        last_progress = Clock::now();
+      }
+      if (Clock::now() - last_counters >= kCounterInterval) {
+        sample_counters();
+        last_counters = Clock::now();
+      }
+      show_progress(seconds_since(start));
+
+      if (StopSignals::stop_requested()) {
+        outcome_.status = "interrupted";
+        outcome_.message = "stopped by signal " + std::to_string(StopSignals::stop_signal());
+        return;
+      }
+      if (check_rank_exits()) return;
+      if (seconds_since(last_progress) > s_.stall_s) {
+        outcome_.status = "stalled";
+        outcome_.message = fmt::format(
+            "no rank completed a step for {:.0f} s (stall limit); {} of {} steps done",
+            s_.stall_s, steps_done(), planned());
+        return;
+      }
+      if (seconds_since(start) > s_.deadline_s) {
+        outcome_.status = "deadline";
+        outcome_.message = fmt::format("still running after the {:.0f} s deadline; {} of {} steps done",
+                                       s_.deadline_s, steps_done(), planned());
+        return;
+      }
+    }
+  }
+
+  // True when the outcome is decided by the ranks' exits.
+  bool check_rank_exits() {
+    bool all_done = true;
+    for (size_t r = 0; r < ranks_.size(); ++r) {
+      const auto status = ranks_[r].poll();
+      if (!status) {
+        all_done = false;
+        continue;
+      }
+      if (!status->success()) {
+        collect_events();
+        outcome_.status = "failed";
+        outcome_.message = fmt::format("rank {} {}: {}", r, status->describe(), last_line_of(states_[r].log_path));
+        return true;
+      }
+    }
+    if (all_done) {
+      outcome_.status = "completed";
+      return true;
+    }
+    return false;
+  }
+
+  void collect_events() {
+    for (RankState& st : states_) {
+      for (auto& event : st.tail->read_new()) {
+        const std::string kind = event.value("event", "");
+        if (kind == "step") {
+          st.last_step = event.value("step", int64_t{0});
+          st.last_loss = event.value("loss", 0.0);
+          st.last_step_ms = event.value("step_ms", 0.0);
+        } else if (kind == "start") {
+          st.planned_steps = event.value("steps", int64_t{0});
+        }
+        event["scenario"] = s_.name;
+        outcome_.events.push_back(std::move(event));
+      }
+    }
+    outcome_.steps_completed = steps_done();
+    outcome_.steps_planned = planned();
+  }
+
+  void sample_counters() {
+    const Counters now = read_counters(topology_, impairments_);
+    last_ = {now.retransmits - baseline_.retransmits, now.link_bytes - baseline_.link_bytes,
+             now.drops};
+    add_event("counters", {{"retransmits", last_.retransmits},
+                           {"drops", last_.drops},
+                           {"link_bytes", last_.link_bytes}});
+  }
+
+  int64_t steps_done() const {
+    int64_t done = states_.empty() ? 0 : states_.front().last_step;
+    for (const RankState& st : states_) done = std::min(done, st.last_step);
+    return done;
+  }
+
+  int64_t planned() const {
+    int64_t p = 0;
+    for (const RankState& st : states_) p = std::max(p, st.planned_steps);
+    return p;
+  }
+
+  void show_progress(double elapsed_s) {
+    const int64_t done = steps_done();
+    const int64_t total = planned();
+    std::string eta = "--";
+    if (done > 0 && total > done) eta = fmt::format("{:.0f} s", elapsed_s / done * (total - done));
+    const RankState& r0 = states_.front();
+    c_.console->status_line(fmt::format(
+        "  {:<10} step {:>4}/{:<4} loss {:.3f}  step {:>7.1f} ms  {:>5.1f} s  ETA {:>5}  "
+        "retx {}  drops {}  link {}",
+        s_.name, done, total, r0.last_loss, r0.last_step_ms, elapsed_s, eta, last_.retransmits,
+        last_.drops, human_bytes(static_cast<double>(last_.link_bytes))));
+  }
+
+  void stop_ranks() {
+    // Stalled ranks are stuck in a collective: no point in a long grace.
+    terminate_all(ranks_, std::chrono::milliseconds(1500));
+    ranks_.clear();
+    c_.console->clear_status();
+  }
+
+  const ScenarioContext& c_;
+  const ScenarioDefinition& s_;
+  Topology& topology_;
+  std::vector<std::unique_ptr<netem::Applied>> impairments_;
+  std::vector<Process> ranks_;
+  std::vector<RankState> states_;
+  Counters baseline_;
+  Counters last_;
+  ScenarioOutcome outcome_;
+};
+
+}  // namespace
+
+ScenarioOutcome run_scenario(const ScenarioContext& context, const ScenarioDefinition& scenario) {
+  return ScenarioRun(context, scenario).run();
+}
+
+}  // namespace fabriclab::runner

@@ -1,0 +1,57 @@
+// Runs one scenario of a lab on a built topology:
+//   apply the scenario's impairments -> launch one `fabriclab train` per rank
+//   in its namespace -> follow their metrics (live progress line, counters)
+//   -> watchdog -> stop the ranks -> remove the impairments.
+//
+// Outcomes (ScenarioOutcome::status):
+//   completed  every rank finished its steps and exited 0
+//   stalled    no rank completed a step for `stall_s` seconds
+//   deadline   the scenario ran longer than `deadline_s` while progressing
+//   failed     a rank exited non-zero (message: which rank, its last words)
+//   interrupted  Ctrl-C / SIGTERM (runner/process/stop_signals.h)
+// Whatever the outcome, the ranks are stopped and the impairments removed
+// before run_scenario() returns; the student's terminal never hangs.
+//
+// Not thread-safe; the caller's thread must live for the whole scenario
+// (ranks get PR_SET_PDEATHSIG from it).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "netem/impairment.h"
+#include "runner/lab/lab_definition.h"
+
+namespace fabriclab::runner {
+
+class Console;
+class Ledger;
+class Topology;
+
+struct ScenarioContext {
+  const LabDefinition* lab = nullptr;
+  Topology* topology = nullptr;
+  netem::Backend* backend = nullptr;  // null when no scenario impairs anything
+  Ledger* ledger = nullptr;
+  Console* console = nullptr;
+  std::string run_dir;                 // rank logs go to run_dir/ranks/<scenario>/
+  int master_port = 29500;
+};
+
+struct ScenarioOutcome {
+  std::string status;   // see above
+  std::string message;  // why, when not completed
+  double started_unix_s = 0;
+  double ended_unix_s = 0;
+  int64_t steps_planned = 0;
+  int64_t steps_completed = 0;  // steps every rank completed
+  // The ranks' events and the runner's (scenario_start, counters,
+  // scenario_end), each with "scenario": name, in time order.
+  std::vector<nlohmann::json> events;
+};
+
+ScenarioOutcome run_scenario(const ScenarioContext& context, const ScenarioDefinition& scenario);
+
+}  // namespace fabriclab::runner
