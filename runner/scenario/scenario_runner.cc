@@ -189,7 +189,9 @@ class ScenarioRun {
         return;
       }
       if (check_rank_exits()) return;
-      if (seconds_since(last_progress) > s_.stall_s) {
+      // The stall limit starts with the first step: before it, rendezvous
+      // over the impaired link is part of the cost, bounded by the deadline.
+      if (progress_mark > 0 && seconds_since(last_progress) > s_.stall_s) {
         outcome_.status = "stalled";
         outcome_.message = fmt::format(
             "no rank completed a step for {:.0f} s (stall limit); {} of {} steps done",

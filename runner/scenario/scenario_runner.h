@@ -5,7 +5,7 @@
 //
 // Outcomes (ScenarioOutcome::status):
 //   completed  every rank finished its steps and exited 0
-//   stalled    no rank completed a step for `stall_s` seconds
+//   stalled    after the first step, no rank completed a step for `stall_s` s
 //   deadline   the scenario ran longer than `deadline_s` while progressing
 //   failed     a rank exited non-zero (message: which rank, its last words)
 //   interrupted  Ctrl-C / SIGTERM (runner/process/stop_signals.h)
