@@ -113,7 +113,9 @@ TEST(DoctorCli, ListsEveryCheckAndExitsByTheRequiredOnes) {
   for (const auto& c : j) {
     names.insert(c["name"]);
     EXPECT_TRUE(c["status"] == "ok" || c["status"] == "warn" || c["status"] == "FAIL") << c;
-    if (c["status"] != "ok") EXPECT_FALSE(c["remedy"].get<std::string>().empty()) << c;
+    if (c["status"] != "ok") {
+      EXPECT_FALSE(c["remedy"].get<std::string>().empty()) << c;
+    }
     if (c["required"] && c["status"] == "FAIL") required_failed = true;
   }
   for (const char* n : {"privileges", "sch_netem", "userspace backend", "impairment backend", "tc",
