@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "runner/lab/toml_file.h"
 
 namespace fabriclab::runner::grading {
 
@@ -97,13 +98,7 @@ Answers load_answers(const std::string& path, const LabSpec& lab) {
     throw InputError(path + ": no answers file (write one with `fabriclab grade " + lab.id +
                      " --init`, or pass --answers FILE)");
   }
-  toml::table root;
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw input_error_at(path, static_cast<long>(e.source().begin.line),
-                         std::string(e.description()));
-  }
+  const toml::table root = parse_toml_file(path);
   Answers answers;
   for (const Exercise& ex : lab.exercises) answers[ex.id] = Answer{};
   for (const auto& [key, node] : root) {

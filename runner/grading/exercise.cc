@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "runner/lab/toml_file.h"
 #include "runner/grading/property.h"
 #include "runner/grading/value_source.h"
 
@@ -265,13 +266,7 @@ class ExerciseReader {
 }  // namespace
 
 LabSpec load_lab(const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw input_error_at(path, static_cast<long>(e.source().begin.line),
-                         std::string(e.description()));
-  }
+  const toml::table root = parse_toml_file(path);
   LabSpec lab;
   lab.path = path;
   lab.id = root["lab"]["id"].value_or(std::string());

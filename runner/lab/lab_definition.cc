@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/input_error.h"
+#include "runner/lab/toml_file.h"
 #include "netem/spec_parse.h"
 
 namespace fabriclab::runner {
@@ -177,13 +178,7 @@ bool is_lab_folder(const fs::path& dir) {
 
 LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   LabReader r(lab_toml);
-  toml::table root;
-  try {
-    root = toml::parse_file(lab_toml);
-  } catch (const toml::parse_error& e) {
-    throw input_error_at(lab_toml, static_cast<long>(e.source().begin.line),
-                         std::string(e.description()));
-  }
+  const toml::table root = parse_toml_file(lab_toml);
   r.reject_unknown(root, {"lab", "trainer", "topology", "quick", "scenario", "exercise"},
                    "the top level");
 
