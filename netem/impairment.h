@@ -18,13 +18,26 @@
 
 namespace fabriclab::netem {
 
+// Which packets of the device an impairment holds: those leaving it (what a
+// netem qdisc does) or those arriving on it. Arrival exists for the userspace
+// backend: a packet it holds on egress is still charged to the sending
+// socket, and TCP Small Queues then let a sender have only about two packets
+// below TCP, so a 100 ms delay would cap a flow near 30 kB/s. The kernel's
+// netem detaches the packet from its socket (skb_orphan_partial); userspace
+// cannot, but a packet that has arrived has been detached by the receive path
+// (ip_rcv). Delaying A's packets as they arrive at B is, for the flow, what
+// delaying them as they leave A would be.
+enum class Direction { kEgress, kIngress };
+
 // Where an impairment goes: a device, in a network namespace (empty = the
-// caller's), optionally only for traffic towards some peers (empty = all).
+// caller's), optionally only for traffic exchanged with some peers (empty =
+// all).
 struct Target {
   std::string netns;               // name under /run/netns, or "" for current
   int netns_fd = -1;               // alternative to `netns`: an open ns fd (not owned)
   std::string device;              // e.g. "veth0", "eth1"
-  std::vector<std::string> peers;  // IPv4/IPv6 destination addresses
+  std::vector<std::string> peers;  // IPv4/IPv6: destinations on egress, sources on ingress
+  Direction direction = Direction::kEgress;
 };
 
 // Counters read back from the impairment (qdisc stats or the userspace
@@ -55,6 +68,9 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;  // "netem" or "userspace"
+  // Where the runner should impair a link from A to B: on A's egress (netem)
+  // or on B's ingress (userspace; see Direction for why).
+  virtual Direction link_direction() const { return Direction::kEgress; }
   // Applies `spec` on `target`. Throws InputError for a spec this backend
   // cannot express, std::runtime_error (with the remedy in plain words) for
   // kernel or privilege failures. On throw nothing is left applied.

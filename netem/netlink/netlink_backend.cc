@@ -128,6 +128,10 @@ NetlinkBackend::NetlinkBackend(NetlinkOptions options) : options_(std::move(opti
 std::vector<PlannedMessage> NetlinkBackend::plan(const Target& target, const Spec& spec,
                                                  int ifindex) const {
   if (target.device.empty()) throw InputError("no device given; expected e.g. veth0");
+  if (target.direction == Direction::kIngress)
+    throw InputError(
+        "the netem backend impairs what leaves a device (a qdisc on its egress); impair the "
+        "sending side's device instead, or use --backend userspace for arriving packets");
   Spec s = with_limit(spec);
   std::vector<PeerAddress> peers;
   for (const std::string& p : target.peers) peers.push_back(parse_peer_address(p));

@@ -30,8 +30,13 @@ namespace fabriclab::netem::userspace {
 
 namespace {
 
-constexpr int32_t kChainPriority = 1000;  // after filter (0) and srcnat (100)
-constexpr const char* kChainName = "egress";
+// Egress: postrouting after filter (0) and srcnat (100), as close to the
+// device's qdisc as netfilter gets. Ingress: prerouting before conntrack
+// (-200) and everything else, as if the packet were still on the wire.
+constexpr int32_t kEgressPriority = 1000;
+constexpr int32_t kIngressPriority = -300;
+
+const char* chain_name(Direction d) { return d == Direction::kEgress ? "egress" : "ingress"; }
 constexpr size_t kBatchBytes = 64 * 1024;
 
 // An nftables transaction: BEGIN, messages, END, sent in one sendmsg; the
@@ -123,13 +128,15 @@ void add_table(Transaction& tx, const std::string& name, int family, bool create
   tx.next();
 }
 
-void add_chain(Transaction& tx, const std::string& table, int family) {
+void add_chain(Transaction& tx, const std::string& table, int family, Direction direction) {
+  const bool egress = direction == Direction::kEgress;
   std::unique_ptr<nftnl_chain, ChainFree> c(nftnl_chain_alloc());
   nftnl_chain_set_str(c.get(), NFTNL_CHAIN_TABLE, table.c_str());
-  nftnl_chain_set_str(c.get(), NFTNL_CHAIN_NAME, kChainName);
+  nftnl_chain_set_str(c.get(), NFTNL_CHAIN_NAME, chain_name(direction));
   nftnl_chain_set_str(c.get(), NFTNL_CHAIN_TYPE, "filter");
-  nftnl_chain_set_u32(c.get(), NFTNL_CHAIN_HOOKNUM, NF_INET_POST_ROUTING);
-  nftnl_chain_set_s32(c.get(), NFTNL_CHAIN_PRIO, kChainPriority);
+  nftnl_chain_set_u32(c.get(), NFTNL_CHAIN_HOOKNUM,
+                      egress ? NF_INET_POST_ROUTING : NF_INET_PRE_ROUTING);
+  nftnl_chain_set_s32(c.get(), NFTNL_CHAIN_PRIO, egress ? kEgressPriority : kIngressPriority);
   nftnl_chain_set_u32(c.get(), NFTNL_CHAIN_POLICY, NF_ACCEPT);
   nlmsghdr* nlh = tx.add(NFT_MSG_NEWCHAIN, family, NLM_F_CREATE);
   nftnl_chain_nlmsg_build_payload(nlh, c.get());
@@ -138,16 +145,18 @@ void add_chain(Transaction& tx, const std::string& table, int family) {
 
 void add_expr(nftnl_rule* r, nftnl_expr* e) { nftnl_rule_add_expr(r, e); }  // rule owns e
 
-// oifname "<dev>" [<family> daddr <peer>] queue num N bypass
-void add_rule(Transaction& tx, const std::string& table, int family, const std::string& device,
-              const std::string* peer, uint16_t queue_num) {
+// Egress:  oifname "<dev>" [<family> daddr <peer>] queue num N bypass
+// Ingress: iifname "<dev>" [<family> saddr <peer>] queue num N bypass
+void add_rule(Transaction& tx, const std::string& table, int family, Direction direction,
+              const std::string& device, const std::string* peer, uint16_t queue_num) {
+  const bool egress = direction == Direction::kEgress;
   std::unique_ptr<nftnl_rule, RuleFree> r(nftnl_rule_alloc());
   nftnl_rule_set_str(r.get(), NFTNL_RULE_TABLE, table.c_str());
-  nftnl_rule_set_str(r.get(), NFTNL_RULE_CHAIN, kChainName);
+  nftnl_rule_set_str(r.get(), NFTNL_RULE_CHAIN, chain_name(direction));
   nftnl_rule_set_u32(r.get(), NFTNL_RULE_FAMILY, family);
 
   nftnl_expr* meta = nftnl_expr_alloc("meta");
-  nftnl_expr_set_u32(meta, NFTNL_EXPR_META_KEY, NFT_META_OIFNAME);
+  nftnl_expr_set_u32(meta, NFTNL_EXPR_META_KEY, egress ? NFT_META_OIFNAME : NFT_META_IIFNAME);
   nftnl_expr_set_u32(meta, NFTNL_EXPR_META_DREG, NFT_REG_1);
   add_expr(r.get(), meta);
   char ifname[IFNAMSIZ] = {};  // exact match: the whole zero-padded name
@@ -164,7 +173,9 @@ void add_rule(Transaction& tx, const std::string& table, int family, const std::
     inet_pton(v4 ? AF_INET : AF_INET6, peer->c_str(), addr);
     nftnl_expr* payload = nftnl_expr_alloc("payload");
     nftnl_expr_set_u32(payload, NFTNL_EXPR_PAYLOAD_BASE, NFT_PAYLOAD_NETWORK_HEADER);
-    nftnl_expr_set_u32(payload, NFTNL_EXPR_PAYLOAD_OFFSET, v4 ? 16 : 24);  // daddr
+    // IPv4 saddr/daddr at 12/16, IPv6 at 8/24.
+    const uint32_t offset = v4 ? (egress ? 16 : 12) : (egress ? 24 : 8);
+    nftnl_expr_set_u32(payload, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
     nftnl_expr_set_u32(payload, NFTNL_EXPR_PAYLOAD_LEN, v4 ? 4 : 16);
     nftnl_expr_set_u32(payload, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
     add_expr(r.get(), payload);
@@ -229,14 +240,15 @@ std::string where(const Target& target) {
 
 }  // namespace
 
-std::string nft_table_name(const std::string& device) {
+std::string nft_table_name(const std::string& device, Direction direction) {
   std::string name = "fabriclab_";
   for (char c : device) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (direction == Direction::kIngress) name += "_in";
   return name;
 }
 
 NftQueueRules::NftQueueRules(const Target& target, uint16_t queue_num)
-    : table_(nft_table_name(target.device)) {
+    : table_(nft_table_name(target.device, target.direction)) {
   std::vector<std::string> v4_peers, v6_peers;
   for (const std::string& peer : target.peers) {
     unsigned char addr[16];
@@ -270,11 +282,11 @@ NftQueueRules::NftQueueRules(const Target& target, uint16_t queue_num)
   if (all || !v6_peers.empty()) families_.push_back(NFPROTO_IPV6);
   for (int family : families_) {
     add_table(tx, table_, family, true);
-    add_chain(tx, table_, family);
+    add_chain(tx, table_, family, target.direction);
     const auto& peers = family == NFPROTO_IPV4 ? v4_peers : v6_peers;
-    if (all) add_rule(tx, table_, family, target.device, nullptr, queue_num);
+    if (all) add_rule(tx, table_, family, target.direction, target.device, nullptr, queue_num);
     for (const std::string& peer : peers) {
-      add_rule(tx, table_, family, target.device, &peer, queue_num);
+      add_rule(tx, table_, family, target.direction, target.device, &peer, queue_num);
     }
   }
   if (int err = tx.commit(socket_).error; err != 0) {
@@ -326,8 +338,8 @@ bool nft_queue_target_usable(std::string* why) {
   Transaction tx(1);
   const std::string probe = "fabriclab_probe_" + std::to_string(::getpid());
   add_table(tx, probe, NFPROTO_IPV4, true);
-  add_chain(tx, probe, NFPROTO_IPV4);
-  add_rule(tx, probe, NFPROTO_IPV4, "lo", nullptr, 16000);
+  add_chain(tx, probe, NFPROTO_IPV4, Direction::kEgress);
+  add_rule(tx, probe, NFPROTO_IPV4, Direction::kEgress, "lo", nullptr, 16000);
   add_table(tx, probe + "_absent", NFPROTO_IPV4, false);
   const uint32_t deliberate = tx.last_seq();
   Transaction::Outcome outcome = tx.commit(s);

@@ -8,7 +8,10 @@
 // (one ip rule per IPv4 peer, one ip6 rule per IPv6 peer; without peers one
 // rule per family matching the whole device; a family with no peer gets no
 // table). Postrouting at priority 1000 is after filtering and NAT, as close to
-// the device's qdisc (where netem would sit) as netfilter gets. ARP is not
+// the device's qdisc (where netem would sit) as netfilter gets.
+// For Direction::kIngress the tables are fabriclab_<dev>_in with a chain
+// `ingress`, hook prerouting priority -300, matching iifname and the peers as
+// source addresses (see Direction in netem/impairment.h for why). ARP is not
 // IP and is not delayed (netem would delay it too; harmless for the labs).
 //
 // Why an xtables NFQUEUE target and libnftnl rather than libnftables' `queue`
@@ -55,8 +58,9 @@ class NftQueueRules {
   std::vector<int> families_;  // NFPROTO_IPV4 / NFPROTO_IPV6 tables created
 };
 
-// "fabriclab_" + the device name with anything but [A-Za-z0-9_] as '_'.
-std::string nft_table_name(const std::string& device);
+// "fabriclab_" + the device name with anything but [A-Za-z0-9_] as '_',
+// + "_in" for ingress.
+std::string nft_table_name(const std::string& device, Direction direction);
 
 // True when the kernel accepts an xtables NFQUEUE target in an nftables rule
 // (checked by a transaction that is aborted, in the current namespace).

@@ -64,10 +64,13 @@ class UserspaceApplied : public Applied {
   std::string describe() const override {
     std::string where =
         target_.netns.empty() ? target_.device : target_.netns + "/" + target_.device;
+    const bool ingress = target_.direction == Direction::kIngress;
     std::string peers;
-    for (const std::string& p : target_.peers) peers += (peers.empty() ? " to " : ",") + p;
+    for (const std::string& p : target_.peers)
+      peers += (peers.empty() ? (ingress ? " from " : " to ") : ",") + p;
     return "userspace (NFQUEUE " + std::to_string(worker_->queue_num()) + ", nft table " +
-           rules_->table_name() + ") on " + where + peers + ": " + print_spec(spec_);
+           rules_->table_name() + ") on " + (ingress ? "arrival at " : "") + where + peers +
+           ": " + print_spec(spec_);
   }
 
  private:
@@ -81,6 +84,7 @@ class UserspaceBackend : public Backend {
  public:
   explicit UserspaceBackend(const UserspaceOptions& options) : options_(options) {}
   std::string name() const override { return "userspace"; }
+  Direction link_direction() const override { return Direction::kIngress; }
 
   std::unique_ptr<Applied> apply(const Target& target, const Spec& spec) override {
     userspace::ImpairmentModel::check_supported(spec);

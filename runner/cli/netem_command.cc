@@ -43,6 +43,7 @@ struct NetemArgs {
   bool replace = false;
   bool json = false;
   bool force = false;
+  bool ingress = false;
 };
 
 netem::Target target_of(const NetemArgs& a) {
@@ -56,6 +57,7 @@ netem::Target target_of(const NetemArgs& a) {
   t.netns = a.netns;
   t.device = a.device;
   t.peers = a.peers;
+  if (a.ingress) t.direction = netem::Direction::kIngress;
   return t;
 }
 
@@ -240,6 +242,11 @@ void add_netem_command(CLI::App& app) {
   apply_cmd->add_option("--peer", args->peers,
                         "Impair only traffic to this address (repeatable): htb + u32 filters, "
                         "everything else untouched");
+  apply_cmd->add_flag("--ingress", args->ingress,
+                      "Impair packets arriving on DEV (--peer then names sources), userspace "
+                      "backend only. Holding a local sender's own packets on egress lets TCP "
+                      "Small Queues throttle it to a few packets per delay; on the receiving "
+                      "side (what `fabriclab run` does) it runs at full speed");
   apply_cmd->add_option("--backend", args->backend, "netem (kernel), userspace (NFQUEUE) or auto")
       ->check(CLI::IsMember({"netem", "userspace", "auto"}));
   apply_cmd->add_flag("--dry-run", args->dry_run,

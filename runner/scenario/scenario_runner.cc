@@ -121,17 +121,34 @@ class ScenarioRun {
     outcome_.events.push_back(std::move(fields));
   }
 
+  // A link "rN" is rank N's egress. The netem backend impairs it there; the
+  // userspace backend impairs the same packets as they arrive at every other
+  // rank (netem::Direction says why), one impairment per receiving rank.
   void apply_impairments() {
     if (!s_.spec) return;
-    for (int rank : s_.link_ranks) {
-      const Endpoint& egress = topology_.rank(rank).egress;
-      netem::Target target;
-      target.netns_fd = egress.netns_fd;
-      target.netns = egress.netns;
-      target.device = egress.device;
-      impairments_.push_back(c_.backend->apply(target, *s_.spec));
-      spdlog::debug("scenario {}: {}", s_.name, impairments_.back()->describe());
+    const bool on_arrival = c_.backend->link_direction() == netem::Direction::kIngress;
+    if (!on_arrival) {
+      for (int rank : s_.link_ranks) apply_on(topology_.rank(rank).egress, {}, false);
+      return;
     }
+    for (int receiver = 0; receiver < topology_.size(); ++receiver) {
+      std::vector<std::string> senders;
+      for (int rank : s_.link_ranks)
+        if (rank != receiver) senders.push_back(topology_.rank(rank).ipv4);
+      // rank(i).egress is rank i's own eth0: where its packets leave and arrive.
+      if (!senders.empty()) apply_on(topology_.rank(receiver).egress, senders, true);
+    }
+  }
+
+  void apply_on(const Endpoint& device, std::vector<std::string> peers, bool ingress) {
+    netem::Target target;
+    target.netns_fd = device.netns_fd;
+    target.netns = device.netns;
+    target.device = device.device;
+    target.peers = std::move(peers);
+    if (ingress) target.direction = netem::Direction::kIngress;
+    impairments_.push_back(c_.backend->apply(target, *s_.spec));
+    spdlog::debug("scenario {}: {}", s_.name, impairments_.back()->describe());
   }
 
   void launch_ranks() {
