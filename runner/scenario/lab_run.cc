@@ -151,7 +151,7 @@ int run_lab(const LabRunOptions& options) {
     if (outcome.status == "failed" || outcome.status == "interrupted") exit_code = 1;
     manifest["scenarios"].push_back({{"name", s->name},
                                      {"condition", s->condition},
-                                     {"impairments", {{{"links", s->links}, {"spec", s->impair}}}},
+                                     {"impairments", {{{"links", s->links}, {"spec", s->impair}, {"applied", outcome.applied}}}},
                                      {"status", outcome.status},
                                      {"message", outcome.message},
                                      {"started_unix_s", outcome.started_unix_s},

@@ -148,7 +148,8 @@ class ScenarioRun {
     target.peers = std::move(peers);
     if (ingress) target.direction = netem::Direction::kIngress;
     impairments_.push_back(c_.backend->apply(target, *s_.spec));
-    spdlog::debug("scenario {}: {}", s_.name, impairments_.back()->describe());
+    outcome_.applied.push_back(impairments_.back()->describe());
+    spdlog::debug("scenario {}: {}", s_.name, outcome_.applied.back());
   }
 
   void launch_ranks() {
@@ -206,9 +207,10 @@ class ScenarioRun {
         return;
       }
       if (check_rank_exits()) return;
-      // The stall limit starts with the first step: before it, rendezvous
-      // over the impaired link is part of the cost, bounded by the deadline.
-      if (progress_mark > 0 && seconds_since(last_progress) > s_.stall_s) {
+      // The stall clock starts at launch: ranks that cannot even rendezvous
+      // over the impaired link are as stuck as ranks stuck mid-training
+      // (startup takes a few seconds, well inside any sane stall limit).
+      if (seconds_since(last_progress) > s_.stall_s) {
         outcome_.status = "stalled";
         outcome_.message = fmt::format(
             "no rank completed a step for {:.0f} s (stall limit); {} of {} steps done",
@@ -281,9 +283,15 @@ class ScenarioRun {
     return done;
   }
 
+  // From the ranks' start events; before any rank starts (it may never,
+  // if it cannot rendezvous), from the lab's `steps` when it gives them.
   int64_t planned() const {
     int64_t p = 0;
     for (const RankState& st : states_) p = std::max(p, st.planned_steps);
+    if (p == 0) {
+      auto steps = c_.lab->trainer.find("steps");
+      if (steps != c_.lab->trainer.end()) p = std::stoll(steps->second);
+    }
     return p;
   }
 

@@ -20,22 +20,6 @@ namespace {
 using std::chrono::milliseconds;
 using testing::TempDir;
 
-// Processes carrying the run's marker in their environment.
-std::vector<pid_t> marked_processes(const std::string& run_id) {
-  std::vector<pid_t> found;
-  const std::string marker = "FABRICLAB_RUN_ID=" + run_id + '\0';
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    pid_t pid = std::stoi(name);
-    if (!testing::process_exists(pid)) continue;
-    if (testing::read_file("/proc/" + name + "/environ").find(marker) != std::string::npos) {
-      found.push_back(pid);
-    }
-  }
-  return found;
-}
-
 std::string run_command(const std::string& command, int* exit_code) {
   std::string output;
   FILE* pipe = ::popen(command.c_str(), "r");
@@ -85,7 +69,7 @@ TEST(Cleanup, AfterSigkillRemovesExactlyWhatTheRunRecorded) {
   // The rank's own process died with the runner (PDEATHSIG), but the child it
   // started did not: it is still in the rank's group, carrying the marker.
   std::this_thread::sleep_for(milliseconds(100));
-  EXPECT_EQ(marked_processes(run_id).size(), 1u);
+  EXPECT_EQ(testing::marked_processes(run_id).size(), 1u);
   EXPECT_EQ(testing::run_netns_entries(prefix).size(), 4u);
   const std::string ledger_path = ledger_dir.path() + "/" + run_id + ".json";
   ASSERT_TRUE(std::filesystem::exists(ledger_path));
@@ -108,7 +92,7 @@ TEST(Cleanup, AfterSigkillRemovesExactlyWhatTheRunRecorded) {
   }
   EXPECT_NE(report.find("killed"), std::string::npos) << report;
   EXPECT_TRUE(testing::run_netns_entries(prefix).empty());
-  EXPECT_TRUE(marked_processes(run_id).empty());
+  EXPECT_TRUE(testing::marked_processes(run_id).empty());
   EXPECT_FALSE(std::filesystem::exists(ledger_path));
 
   // ... and nothing else.

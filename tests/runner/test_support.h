@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "runner/topology/user_namespace.h"
 
@@ -103,6 +104,22 @@ inline bool process_exists(pid_t pid) {
   if (!std::getline(in, stat)) return false;
   size_t close = stat.rfind(')');
   return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z';
+}
+
+// Processes carrying the run's marker in their environment.
+inline std::vector<pid_t> marked_processes(const std::string& run_id) {
+  std::vector<pid_t> found;
+  const std::string marker = "FABRICLAB_RUN_ID=" + run_id + '\0';
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    pid_t pid = std::stoi(name);
+    if (!process_exists(pid)) continue;
+    if (read_file("/proc/" + name + "/environ").find(marker) != std::string::npos) {
+      found.push_back(pid);
+    }
+  }
+  return found;
 }
 
 }  // namespace fabriclab::runner::testing

@@ -1,0 +1,286 @@
+// `fabriclab run` end to end, as a student runs it: the real binary, real
+// namespaces, real ranks over Gloo, the userspace impairment backend. A
+// reduced lab 02 must show its shape (clean fastest, latency and loss slower,
+// a stuck scenario reported STALLED before its deadline); a bad lab file must
+// fail before anything is created; and every way a run can end -- Ctrl-C,
+// SIGTERM, a rank killed, the runner SIGKILLed and then `fabriclab cleanup` --
+// must leave no namespace, link, rule or process of the run behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/runner/test_support.h"
+#include "tests/support/child_process.h"
+
+namespace fabriclab::runner {
+namespace {
+
+using namespace std::chrono_literals;
+using fabriclab::testing::ChildProcess;
+using fabriclab::testing::run_command;
+using testing::TempDir;
+
+// A lab file in a folder of its own; `scenarios` is TOML appended verbatim.
+std::string write_lab(const std::string& labs_dir, const std::string& trainer,
+                      const std::string& scenarios) {
+  const std::string folder = labs_dir + "/92-test";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder + "/lab.toml") << "[lab]\nid = \"92\"\ntitle = \"test\"\nsummary = \"test\"\n"
+                                      << "[trainer]\n"
+                                      << trainer << "\n[topology]\nranks = 2\n"
+                                      << scenarios;
+  return folder;
+}
+
+// Small and quick: a 50k-parameter MLP on Fashion-MNIST.
+const char* const kSmallTrainer = "model = \"mlp\"\nwidth = 64\nsteps = 15\nbatch = 64\ntimeout_s = 60\n";
+// Long enough to be interrupted while it trains.
+const char* const kLongTrainer = "model = \"mlp\"\nwidth = 64\nsteps = 100000\nbatch = 64\ntimeout_s = 60\n";
+
+std::string scenario(const std::string& name, const std::string& impair, int deadline_s,
+                     int stall_s) {
+  std::string s = "[[scenario]]\nname = \"" + name + "\"\ncondition = \"" + name + "\"\n";
+  if (!impair.empty()) s += "impair = \"" + impair + "\"\nlinks = [\"all\"]\n";
+  return s + "deadline_s = " + std::to_string(deadline_s) + "\nstall_s = " + std::to_string(stall_s) +
+         "\n";
+}
+
+nlohmann::json read_run_json(const std::string& output_dir) {
+  for (const auto& entry : std::filesystem::directory_iterator(output_dir)) {
+    std::ifstream in(entry.path() / "run.json");
+    if (in) return nlohmann::json::parse(in);
+  }
+  return nullptr;
+}
+
+const nlohmann::json& scenario_in(const nlohmann::json& run, const std::string& name) {
+  for (const auto& s : run["scenarios"])
+    if (s["name"] == name) return s;
+  static const nlohmann::json none;
+  ADD_FAILURE() << "no scenario " << name << " in run.json";
+  return none;
+}
+
+// What a run may leave on the host: its namespaces (hence its links, rules
+// and qdiscs, which live in them), its processes, new host links.
+struct HostState {
+  std::set<std::string> netns = testing::run_netns_entries("fl-");
+  std::set<std::string> links = testing::host_links();
+};
+
+// The run id of the run in progress, read off its namespaces' names.
+std::string wait_for_run_id(const HostState& before, std::chrono::seconds limit) {
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < give_up) {
+    for (const std::string& name : testing::run_netns_entries("fl-")) {
+      if (before.netns.count(name) == 0 && name.size() > 6 && name.substr(name.size() - 3) == "-r0")
+        return name.substr(3, name.size() - 6);
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  return "";
+}
+
+// Waits until a rank of `run_id` has written a step event.
+bool wait_for_training(const std::string& output_dir, std::chrono::seconds limit) {
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < give_up) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(output_dir)) {
+      if (entry.path().extension() == ".jsonl" &&
+          testing::read_file(entry.path()).find("\"event\":\"step\"") != std::string::npos)
+        return true;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+// Nothing of `run_id` remains, within `grace` (processes take a moment to be reaped).
+void expect_nothing_left(const HostState& before, const std::string& run_id,
+                         std::chrono::seconds grace = 5s) {
+  const auto give_up = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < give_up &&
+         (!testing::run_netns_entries("fl-" + run_id).empty() ||
+          !testing::marked_processes(run_id).empty()))
+    std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(testing::run_netns_entries("fl-" + run_id).empty()) << "namespaces left behind";
+  EXPECT_TRUE(testing::marked_processes(run_id).empty()) << "processes left behind";
+  EXPECT_EQ(testing::run_netns_entries("fl-"), before.netns);
+  EXPECT_EQ(testing::host_links(), before.links) << "host links changed";
+}
+
+class RunCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SKIP_UNLESS_NETNS_PRIVILEGES();
+    output_ = dir_.path() + "/runs";
+    labs_ = dir_.path() + "/labs";
+  }
+
+  std::vector<std::string> run_argv(std::vector<std::string> extra = {}) const {
+    std::vector<std::string> argv = {FABRICLAB_BINARY, "run",          "92",        "--labs", labs_,
+                                     "--output",       output_,        "--backend", "userspace",
+                                     "--no-charts"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  }
+
+  TempDir dir_;
+  std::string output_, labs_;
+};
+
+TEST_F(RunCommandTest, ReducedLab02CleanIsFastestAndAStuckScenarioIsStalled) {
+  write_lab(labs_, kSmallTrainer,
+            scenario("clean", "", 60, 20) + scenario("latency", "delay 20ms", 60, 20) +
+                scenario("loss", "loss 10%", 60, 30) +
+                // Nothing gets through: the ranks cannot even rendezvous.
+                scenario("stuck", "loss 100%", 40, 8));
+  HostState before;
+  auto r = run_command(run_argv(), {}, 240s);
+  ASSERT_TRUE(r.status.exited) << r.output;
+  EXPECT_EQ(r.status.code, 0) << r.output;  // a stall is a result, not a failure
+  const nlohmann::json run = read_run_json(output_);
+  ASSERT_FALSE(run.is_null()) << r.output;
+  EXPECT_EQ(run["backend"], "userspace");
+
+  const auto& clean = scenario_in(run, "clean");
+  const auto& latency = scenario_in(run, "latency");
+  const auto& loss = scenario_in(run, "loss");
+  const auto& stuck = scenario_in(run, "stuck");
+  ASSERT_EQ(clean["status"], "completed") << r.output;
+  ASSERT_EQ(latency["status"], "completed") << r.output;
+  const double clean_wall = clean["result"]["wall_s"];
+  EXPECT_GT(latency["result"]["wall_s"].get<double>(), clean_wall) << r.output;
+  // Loss may complete slower or stall; either way it is not faster than clean.
+  if (loss["status"] == "completed") {
+    EXPECT_GT(loss["result"]["wall_s"].get<double>(), clean_wall) << r.output;
+    EXPECT_GT(loss["result"]["drops"].get<double>(), 0) << r.output;
+  } else {
+    EXPECT_EQ(loss["status"], "stalled") << r.output;
+  }
+  EXPECT_EQ(stuck["status"], "stalled") << r.output;
+  const double stuck_s = stuck["ended_unix_s"].get<double>() - stuck["started_unix_s"].get<double>();
+  EXPECT_LT(stuck_s, 40) << "reported after its deadline, not at the stall limit";
+  EXPECT_NE(r.output.find("STALLED"), std::string::npos) << r.output;
+  expect_nothing_left(before, run["run_id"]);
+}
+
+TEST_F(RunCommandTest, BadLabFileIsAFileLineErrorAndCreatesNothing) {
+  const std::string folder = write_lab(labs_, kSmallTrainer, scenario("clean", "", 60, 20));
+  // A scenario whose impairment is not netem's words.
+  std::ofstream(folder + "/lab.toml", std::ios::app)
+      << "[[scenario]]\nname = \"bad\"\ncondition = \"bad\"\nimpair = \"delay fast\"\n";
+  HostState before;
+  auto r = run_command(run_argv(), {}, 60s);
+  EXPECT_EQ(r.status.code, 2) << r.output;
+  EXPECT_NE(r.output.find("lab.toml:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fast"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(output_)) << "a run directory was created";
+  EXPECT_EQ(testing::run_netns_entries("fl-"), before.netns);
+  EXPECT_EQ(testing::host_links(), before.links);
+}
+
+class RunSignalTest : public RunCommandTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(RunSignalTest, StopsAndLeavesNothing) {
+  write_lab(labs_, kLongTrainer, scenario("clean", "", 120, 30) + scenario("latency", "delay 5ms", 120, 30));
+  HostState before;
+  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
+  const std::string run_id = wait_for_run_id(before, 30s);
+  ASSERT_FALSE(run_id.empty()) << runner.output();
+  ASSERT_TRUE(wait_for_training(output_, 60s)) << runner.output();
+  runner.signal(GetParam());
+  auto status = runner.wait(30s);
+  ASSERT_TRUE(status.exited) << "the runner did not stop within 30 s\n" << runner.output();
+  EXPECT_NE(status.code, 0) << runner.output();
+  EXPECT_NE(runner.output().find("INTERRUPTED"), std::string::npos) << runner.output();
+  const nlohmann::json run = read_run_json(output_);
+  ASSERT_FALSE(run.is_null()) << "no run.json after an interrupt\n" << runner.output();
+  EXPECT_EQ(scenario_in(run, "clean")["status"], "interrupted");
+  EXPECT_EQ(run["scenarios"].size(), 1u) << "the next scenario started after the signal";
+  expect_nothing_left(before, run_id);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, RunSignalTest, ::testing::Values(SIGINT, SIGTERM),
+                         [](const auto& info) { return info.param == SIGINT ? "SIGINT" : "SIGTERM"; });
+
+TEST_F(RunCommandTest, AKilledRankFailsItsScenarioAndTheRunGoesOn) {
+  write_lab(labs_, kLongTrainer, scenario("clean", "", 120, 30) + "\n" +
+                                     "[[scenario]]\nname = \"short\"\ncondition = \"short\"\n"
+                                     "deadline_s = 15\nstall_s = 10\n");
+  HostState before;
+  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
+  const std::string run_id = wait_for_run_id(before, 30s);
+  ASSERT_FALSE(run_id.empty()) << runner.output();
+  ASSERT_TRUE(wait_for_training(output_, 60s)) << runner.output();
+  pid_t rank = -1;
+  for (pid_t pid : testing::marked_processes(run_id)) {
+    if (testing::read_file("/proc/" + std::to_string(pid) + "/cmdline").find("train") !=
+        std::string::npos)
+      rank = pid;
+  }
+  ASSERT_GT(rank, 0) << "no rank process found";
+  ASSERT_EQ(::kill(rank, SIGKILL), 0);
+  // The scenario fails at once; the second one trains to its deadline of 15 s
+  // and hits it (100000 steps), then the run ends.
+  auto status = runner.wait(150s);
+  ASSERT_TRUE(status.exited) << runner.output();
+  EXPECT_EQ(status.code, 1) << runner.output();
+  const nlohmann::json run = read_run_json(output_);
+  ASSERT_FALSE(run.is_null()) << runner.output();
+  const auto& clean = scenario_in(run, "clean");
+  EXPECT_EQ(clean["status"], "failed");
+  EXPECT_NE(clean["message"].get<std::string>().find("rank"), std::string::npos) << clean;
+  EXPECT_EQ(scenario_in(run, "short")["status"], "deadline");
+  expect_nothing_left(before, run_id);
+}
+
+TEST_F(RunCommandTest, AfterSigkillCleanupRemovesTheRun) {
+  write_lab(labs_, kLongTrainer, scenario("latency", "delay 5ms", 120, 30));
+  HostState before;
+  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
+  const std::string run_id = wait_for_run_id(before, 30s);
+  ASSERT_FALSE(run_id.empty()) << runner.output();
+  ASSERT_TRUE(wait_for_training(output_, 60s)) << runner.output();
+  runner.signal(SIGKILL);
+  runner.wait(10s);
+  // Its namespaces outlive it (they are mounted under /run/netns)...
+  EXPECT_EQ(testing::run_netns_entries("fl-" + run_id).size(), 2u);
+  auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
+  EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
+  EXPECT_NE(cleanup.output.find(run_id), std::string::npos) << cleanup.output;
+  // ... and cleanup removes exactly them, with every process of the run.
+  expect_nothing_left(before, run_id);
+}
+
+// As an ordinary user (uid 65534): the runner enters a user namespace and does
+// the same, the userspace backend included.
+TEST(RunCommandRootless, AnOrdinaryUserRunsALab) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to switch to an ordinary user (setpriv)";
+  TempDir dir;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
+  const std::string labs = dir.path() + "/labs", output = dir.path() + "/runs";
+  write_lab(labs, kSmallTrainer, scenario("clean", "", 60, 20) + scenario("latency", "delay 20ms", 60, 20));
+  auto r = run_command({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                        FABRICLAB_BINARY, "run", "92", "--labs", labs, "--output", output,
+                        "--backend", "userspace", "--no-charts"},
+                       {{"XDG_RUNTIME_DIR", ""}}, 180s);
+  if (r.output.find("cannot enter a user namespace") != std::string::npos)
+    GTEST_SKIP() << "user namespaces not allowed here: " << r.output;
+  ASSERT_EQ(r.status.code, 0) << r.output;
+  const nlohmann::json run = read_run_json(output);
+  ASSERT_FALSE(run.is_null()) << r.output;
+  EXPECT_EQ(run["privileges"], "rootless");
+  EXPECT_EQ(scenario_in(run, "clean")["status"], "completed") << r.output;
+  EXPECT_EQ(scenario_in(run, "latency")["status"], "completed") << r.output;
+  EXPECT_GT(scenario_in(run, "latency")["result"]["wall_s"].get<double>(),
+            scenario_in(run, "clean")["result"]["wall_s"].get<double>());
+}
+
+}  // namespace
+}  // namespace fabriclab::runner
