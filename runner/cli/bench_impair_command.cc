@@ -150,11 +150,17 @@ struct Lab {
   }
   const runner::RankNetwork& r0() const { return topology->rank(0); }
   const runner::RankNetwork& r1() const { return topology->rank(1); }
-  netem::Target target() const {
+  // Rank 0 -> rank 1 traffic: on rank 0's egress, or as it arrives at rank 1
+  // (what the runner does with a backend whose link_direction() is ingress).
+  netem::Target target(netem::Direction direction) const {
+    const bool egress = direction == netem::Direction::kEgress;
+    const runner::Endpoint& device = egress ? r0().egress : r1().egress;  // each rank's eth0
     netem::Target t;
-    t.netns = r0().egress.netns;
-    t.netns_fd = r0().egress.netns_fd;
-    t.device = r0().egress.device;
+    t.netns = device.netns;
+    t.netns_fd = device.netns_fd;
+    t.device = device.device;
+    t.direction = direction;
+    if (!egress) t.peers = {r0().ipv4};
     return t;
   }
 };
@@ -231,8 +237,12 @@ void bench_backend(const std::string& name, netem::Backend& backend, Lab& lab,
     result.rows_ok += ok;
     return ok ? "ok" : "MISS";
   };
-  std::printf("\n== backend %s (on %s, seed %llu)\n", name.c_str(),
-              lab.r0().egress.describe().c_str(), static_cast<unsigned long long>(seed));
+  const netem::Target target = lab.target(backend.link_direction());
+  std::printf("\n== backend %s (rank 0 -> rank 1 %s, seed %llu)\n", name.c_str(),
+              backend.link_direction() == netem::Direction::kEgress
+                  ? ("on " + lab.r0().egress.describe()).c_str()
+                  : ("arriving on " + lab.r1().egress.describe()).c_str(),
+              static_cast<unsigned long long>(seed));
 
   std::printf("\nadded RTT, %d pings each (bare link p50 %.3f ms subtracted)\n", opt.pings,
               bare_rtt_p50);
@@ -244,7 +254,7 @@ void bench_backend(const std::string& name, netem::Backend& backend, Lab& lab,
     auto [conf50, conf99] = configured_delay_ms(spec, seed);
     std::vector<double> rtts;
     {
-      auto applied = backend.apply(lab.target(), spec);
+      auto applied = backend.apply(target, spec);
       rtts = ping(lab, opt.pings, "0.005");
     }
     for (double& r : rtts) r -= bare_rtt_p50;
@@ -264,7 +274,7 @@ void bench_backend(const std::string& name, netem::Backend& backend, Lab& lab,
     int tx = 0, rx = 0;
     uint64_t dropped = 0;
     {
-      auto applied = backend.apply(lab.target(), spec);
+      auto applied = backend.apply(target, spec);
       std::tie(tx, rx) = ping_loss(lab, opt.loss_packets);
       dropped = applied->stats().drops;
     }
@@ -281,7 +291,7 @@ void bench_backend(const std::string& name, netem::Backend& backend, Lab& lab,
   std::vector<double> bare, through;
   for (int round = 0; round < opt.iperf_rounds; ++round) {
     bare.push_back(iperf_gbps(lab, opt.iperf_seconds));
-    auto applied = backend.apply(lab.target(), netem::Spec{});
+    auto applied = backend.apply(target, netem::Spec{});
     through.push_back(iperf_gbps(lab, opt.iperf_seconds));
   }
   double ratio = median(through) / median(bare);
@@ -294,6 +304,25 @@ void bench_backend(const std::string& name, netem::Backend& backend, Lab& lab,
   std::printf("  bare link %.2f Gbit/s, through %s %.2f Gbit/s: ratio %.2f (target >= 0.80) %s\n",
               median(bare), name.c_str(), median(through), ratio, verdict(ratio >= 0.8));
   std::printf("  rounds (through/bare, Gbit/s): %s\n", rounds.c_str());
+
+  if (backend.link_direction() == netem::Direction::kIngress) {
+    // Why this backend impairs on arrival: the same delay held on the
+    // sender's egress leaves the packets charged to its socket, and TCP
+    // Small Queues then allow only a couple of them in flight.
+    const netem::Spec delay = netem::parse_spec("delay 10ms");
+    double arrival = 0, egress = 0;
+    {
+      auto applied = backend.apply(target, delay);
+      arrival = iperf_gbps(lab, opt.iperf_seconds);
+    }
+    {
+      auto applied = backend.apply(lab.target(netem::Direction::kEgress), delay);
+      egress = iperf_gbps(lab, opt.iperf_seconds);
+    }
+    std::printf("\nTCP through delay 10ms (one way), iperf3 -t %d: on arrival %.3f Gbit/s, "
+                "held on the sender's egress %.3f Gbit/s (TCP Small Queues)\n",
+                opt.iperf_seconds, arrival, egress);
+  }
 }
 
 // --- the command --------------------------------------------------------------
