@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "runner/lab/lab_definition.h"
 #include "runner/lab/toml_file.h"
 #include "runner/grading/property.h"
 #include "runner/grading/value_source.h"
@@ -266,22 +267,19 @@ class ExerciseReader {
 }  // namespace
 
 LabSpec load_lab(const std::string& path) {
-  const toml::table root = parse_toml_file(path);
+  // The lab itself is validated by the runner's loader, exactly as `fabriclab
+  // run` sees it; only the [[exercise]] tables are read here.
+  const LabDefinition definition = runner::load_lab(path);
   LabSpec lab;
   lab.path = path;
-  lab.id = root["lab"]["id"].value_or(std::string());
-  if (lab.id.empty()) throw InputError(path + ": missing [lab] id");
-  lab.model = root["trainer"]["model"].value_or(std::string("mlp"));
-  lab.width = root["trainer"]["width"].value_or(0L);
-  lab.ranks = root["topology"]["ranks"].value_or(1L);
-  if (const toml::array* scenarios = root["scenario"].as_array()) {
-    for (const toml::node& s : *scenarios) {
-      const toml::table* t = s.as_table();
-      if (!t || !(*t)["name"].is_string())
-        throw input_error_at(path, line_of(s), "[[scenario]] without a name");
-      lab.scenarios.push_back(**(*t)["name"].as_string());
-    }
-  }
+  lab.id = definition.id;
+  const auto model = definition.trainer.find("model");
+  if (model != definition.trainer.end()) lab.model = model->second;
+  const auto width = definition.trainer.find("width");
+  if (width != definition.trainer.end()) lab.width = std::stol(width->second);
+  lab.ranks = definition.ranks;
+  for (const ScenarioDefinition& s : definition.scenarios) lab.scenarios.push_back(s.name);
+  const toml::table root = parse_toml_file(path);
   const toml::node* exercises = root.get("exercise");
   if (!exercises) return lab;
   if (!exercises->is_array_of_tables())
