@@ -18,7 +18,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <toml++/toml.h>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +31,7 @@
 #include "runner/bench/step_rate.h"
 #include "runner/cli/bench_parent.h"
 #include "runner/cli/commands.h"
+#include "runner/lab/lab_definition.h"
 #include "runner/process/process.h"
 
 namespace fabriclab::cli {
@@ -190,31 +190,17 @@ runner::StepRate run_side(Side side, const Config& c, const BenchTrainOptions& o
   return runner::step_rate(events, o.world_size, o.warmup);
 }
 
-// Lab 02's model: labs/02-*/lab.toml's [trainer] when the lab exists (beside
-// the build tree, or in the source tree), else the model lab 02 is built around.
+// Lab 02's model: labs/02-*/lab.toml's [trainer], from the labs folder
+// `fabriclab run` would use.
 Config lab02_config() {
-  Config c{"lab 02's model", "mlp", 128, 64, 1.25};
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (const fs::path& labs :
-       {exe.parent_path().parent_path() / "labs", fs::path(FABRICLAB_SOURCE_DIR) / "labs"}) {
-    if (!fs::is_directory(labs, ec)) continue;
-    for (const auto& entry : fs::directory_iterator(labs, ec)) {
-      const fs::path toml_path = entry.path() / "lab.toml";
-      if (entry.path().filename().string().rfind("02-", 0) != 0 || !fs::exists(toml_path)) continue;
-      try {
-        const toml::table root = toml::parse_file(toml_path.string());
-        c.model = root["trainer"]["model"].value_or(c.model);
-        c.width = root["trainer"]["width"].value_or(c.width);
-        c.batch = root["trainer"]["batch"].value_or(c.batch);
-      } catch (const toml::parse_error& e) {
-        throw input_error_at(toml_path.string(), static_cast<long>(e.source().begin.line),
-                             std::string(e.description()));
-      }
-      c.label = "lab 02 (" + entry.path().filename().string() + ")";
-      return c;
-    }
-  }
+  const runner::LabDefinition lab =
+      runner::load_lab(runner::find_lab_file(runner::default_labs_dir(), "02"));
+  auto setting = [&](const char* key, const std::string& fallback) {
+    auto it = lab.trainer.find(key);
+    return it == lab.trainer.end() ? fallback : it->second;
+  };
+  Config c{"lab 02 (" + lab.name + ")", setting("model", "mlp"),
+           std::stoi(setting("width", "128")), std::stoi(setting("batch", "64")), 1.25};
   return c;
 }
 
