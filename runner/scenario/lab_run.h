@@ -11,26 +11,37 @@
 // `fabriclab cleanup` can.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "netem/impairment.h"
+#include "runner/lab/lab_definition.h"
 
 namespace fabriclab::runner {
 
 struct LabRunOptions {
-  std::string lab_file;                 // path of lab.toml
-  std::vector<std::string> scenarios;   // names to run; empty = all
+  std::string lab_file;                // path of lab.toml
+  std::vector<std::string> scenarios;  // names to run; empty = all
   netem::BackendKind backend = netem::BackendKind::kAuto;
   bool quick = false;
-  std::string output_dir = "runs";      // run directories go below it
+  std::string output_dir = "runs";  // run directories go below it
   bool charts_in_terminal = true;
-  std::string privileges = "root";      // "root" or "rootless", for run.json
+  std::string privileges = "root";  // "root" or "rootless", for run.json
 };
 
 // Returns the exit code: 0 when every scenario completed or ended as the lab
 // expects (stalled/deadline are results, not errors), 1 when a scenario
 // failed or the run was interrupted. Throws InputError for bad options.
 int run_lab(const LabRunOptions& options);
+
+// Shared with host mode (runner/host/host_run.h):
+// The lab's scenarios named in `names` (all when empty), in the lab's order;
+// InputError for a name the lab does not have.
+std::vector<const ScenarioDefinition*> select_scenarios(const LabDefinition& lab,
+                                                        const std::vector<std::string>& names);
+// The impairment backend the scenarios need: null when none impairs anything.
+std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefinition*>& scenarios,
+                                            netem::BackendKind kind, std::string* why);
 
 }  // namespace fabriclab::runner

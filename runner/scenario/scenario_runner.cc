@@ -16,9 +16,9 @@
 #include "runner/process/process.h"
 #include "runner/process/stop_signals.h"
 #include "runner/recording/console.h"
+#include "runner/scenario/lab_network.h"
 #include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/netns_counters.h"
-#include "runner/topology/topology.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -52,6 +52,7 @@ std::string last_line_of(const std::string& path) {
 
 // What the live view and the watchdog know about one rank.
 struct RankState {
+  int rank = 0;  // global rank
   std::unique_ptr<MetricsTail> tail;
   std::string log_path;
   int64_t last_step = 0;
@@ -67,12 +68,12 @@ struct Counters {
   uint64_t drops = 0;
 };
 
-Counters read_counters(const Topology& topology,
+Counters read_counters(const LabNetwork& network,
                        const std::vector<std::unique_ptr<netem::Applied>>& impairments) {
   Counters c;
-  for (const RankNetwork& rank : topology.ranks()) {
-    c.retransmits += read_tcp_retransmits(rank.netns_fd);
-    if (!rank.device.empty()) c.link_bytes += read_device_bytes(rank.netns_fd, rank.device);
+  for (const CounterSource& source : network.counter_sources()) {
+    c.retransmits += read_tcp_retransmits(source.netns_fd);
+    if (!source.device.empty()) c.link_bytes += read_device_bytes(source.netns_fd, source.device);
   }
   for (const auto& applied : impairments) c.drops += applied->stats().drops;
   return c;
@@ -81,14 +82,14 @@ Counters read_counters(const Topology& topology,
 class ScenarioRun {
  public:
   ScenarioRun(const ScenarioContext& context, const ScenarioDefinition& scenario)
-      : c_(context), s_(scenario), topology_(*context.topology) {}
+      : c_(context), s_(scenario), network_(*context.network) {}
 
   ScenarioOutcome run() {
     outcome_.started_unix_s = unix_now_s();
     add_event("scenario_start", {{"impairments", impairments_json()}, {"condition", s_.condition}});
     try {
       apply_impairments();
-      baseline_ = read_counters(topology_, impairments_);
+      baseline_ = read_counters(network_, impairments_);
       launch_ranks();
       watch();
     } catch (const std::exception& e) {
@@ -121,45 +122,25 @@ class ScenarioRun {
     outcome_.events.push_back(std::move(fields));
   }
 
-  // A link "rN" is rank N's egress. The netem backend impairs it there; the
-  // userspace backend impairs the same packets as they arrive at every other
-  // rank (netem::Direction says why), one impairment per receiving rank.
   void apply_impairments() {
     if (!s_.spec) return;
-    const bool on_arrival = c_.backend->link_direction() == netem::Direction::kIngress;
-    if (!on_arrival) {
-      for (int rank : s_.link_ranks) apply_on(topology_.rank(rank).egress, {}, false);
-      return;
+    for (const netem::Target& target :
+         network_.impairment_targets(s_.link_ranks, c_.backend->link_direction())) {
+      impairments_.push_back(c_.backend->apply(target, *s_.spec));
+      outcome_.applied.push_back(impairments_.back()->describe());
+      spdlog::debug("scenario {}: {}", s_.name, outcome_.applied.back());
     }
-    for (int receiver = 0; receiver < topology_.size(); ++receiver) {
-      std::vector<std::string> senders;
-      for (int rank : s_.link_ranks)
-        if (rank != receiver) senders.push_back(topology_.rank(rank).ipv4);
-      // rank(i).egress is rank i's own eth0: where its packets leave and arrive.
-      if (!senders.empty()) apply_on(topology_.rank(receiver).egress, senders, true);
-    }
-  }
-
-  void apply_on(const Endpoint& device, std::vector<std::string> peers, bool ingress) {
-    netem::Target target;
-    target.netns_fd = device.netns_fd;
-    target.netns = device.netns;
-    target.device = device.device;
-    target.peers = std::move(peers);
-    if (ingress) target.direction = netem::Direction::kIngress;
-    impairments_.push_back(c_.backend->apply(target, *s_.spec));
-    outcome_.applied.push_back(impairments_.back()->describe());
-    spdlog::debug("scenario {}: {}", s_.name, outcome_.applied.back());
   }
 
   void launch_ranks() {
     const std::string log_dir = c_.run_dir + "/ranks/" + s_.name;
     std::filesystem::create_directories(log_dir);
-    const int world = topology_.size();
+    const int world = network_.world_size();
     std::vector<std::string> train_args = trainer_arguments(*c_.lab);
-    for (int r = 0; r < world; ++r) {
-      const RankNetwork& net = topology_.rank(r);
+    for (const LocalRank& local : network_.local_ranks()) {
+      const int r = local.rank;
       RankState state;
+      state.rank = r;
       const std::string metrics = log_dir + "/rank" + std::to_string(r) + ".jsonl";
       std::filesystem::remove(metrics);
       state.tail = std::make_unique<MetricsTail>(metrics);
@@ -168,10 +149,11 @@ class ScenarioRun {
       LaunchSpec spec;
       spec.argv = {"/proc/self/exe", "train", "--metrics", metrics, "--log-every", "0"};
       spec.argv.insert(spec.argv.end(), train_args.begin(), train_args.end());
-      spec.env = torchrun_environment(topology_.master_addr(), c_.master_port, r, world, r, world);
-      spec.env["FABRICLAB_BIND_ADDR"] = net.ipv4;
-      spec.netns_fd = net.netns_fd;
-      spec.netns_label = net.netns;
+      spec.env = torchrun_environment(network_.master_addr(), c_.master_port, r, world,
+                                      local.local_rank, local.local_world_size);
+      spec.env["FABRICLAB_BIND_ADDR"] = local.bind_addr;
+      spec.netns_fd = local.netns_fd;
+      spec.netns_label = local.netns_label;
       spec.stdout_stream = Redirect::file(state.log_path);
       spec.stderr_stream = Redirect::file(state.log_path);
       spec.label = "rank " + std::to_string(r);
@@ -207,20 +189,29 @@ class ScenarioRun {
         return;
       }
       if (check_rank_exits()) return;
+      if (c_.external_failure) {
+        std::string why = c_.external_failure();
+        if (!why.empty()) {
+          outcome_.status = "failed";
+          outcome_.message = std::move(why);
+          return;
+        }
+      }
       // The stall clock starts at launch: ranks that cannot even rendezvous
       // over the impaired link are as stuck as ranks stuck mid-training
       // (startup takes a few seconds, well inside any sane stall limit).
       if (seconds_since(last_progress) > s_.stall_s) {
         outcome_.status = "stalled";
-        outcome_.message = fmt::format(
-            "no rank completed a step for {:.0f} s (stall limit); {} of {} steps done",
-            s_.stall_s, steps_done(), planned());
+        outcome_.message =
+            fmt::format("no rank completed a step for {:.0f} s (stall limit); {} of {} steps done",
+                        s_.stall_s, steps_done(), planned());
         return;
       }
       if (seconds_since(start) > s_.deadline_s) {
         outcome_.status = "deadline";
-        outcome_.message = fmt::format("still running after the {:.0f} s deadline; {} of {} steps done",
-                                       s_.deadline_s, steps_done(), planned());
+        outcome_.message =
+            fmt::format("still running after the {:.0f} s deadline; {} of {} steps done",
+                        s_.deadline_s, steps_done(), planned());
         return;
       }
     }
@@ -238,7 +229,8 @@ class ScenarioRun {
       if (!status->success()) {
         collect_events();
         outcome_.status = "failed";
-        outcome_.message = fmt::format("rank {} {}: {}", r, status->describe(), last_line_of(states_[r].log_path));
+        outcome_.message = fmt::format("rank {} {}: {}", states_[r].rank, status->describe(),
+                                       last_line_of(states_[r].log_path));
         return true;
       }
     }
@@ -269,7 +261,7 @@ class ScenarioRun {
   }
 
   void sample_counters() {
-    const Counters now = read_counters(topology_, impairments_);
+    const Counters now = read_counters(network_, impairments_);
     last_ = {now.retransmits - baseline_.retransmits, now.link_bytes - baseline_.link_bytes,
              now.drops};
     add_event("counters", {{"retransmits", last_.retransmits},
@@ -317,7 +309,7 @@ class ScenarioRun {
 
   const ScenarioContext& c_;
   const ScenarioDefinition& s_;
-  Topology& topology_;
+  const LabNetwork& network_;
   std::vector<std::unique_ptr<netem::Applied>> impairments_;
   std::vector<Process> ranks_;
   std::vector<RankState> states_;

@@ -1,13 +1,16 @@
-// Runs one scenario of a lab on a built topology:
-//   apply the scenario's impairments -> launch one `fabriclab train` per rank
-//   in its namespace -> follow their metrics (live progress line, counters)
+// Runs one scenario of a lab on a built lab network (lab_network.h: this
+// machine's namespaces, or this host's part of a host-mode lab):
+//   apply the scenario's impairments -> launch one `fabriclab train` per
+//   local rank -> follow their metrics (live progress line, counters)
 //   -> watchdog -> stop the ranks -> remove the impairments.
 //
 // Outcomes (ScenarioOutcome::status):
 //   completed  every rank finished its steps and exited 0
 //   stalled    after the first step, no rank completed a step for `stall_s` s
 //   deadline   the scenario ran longer than `deadline_s` while progressing
-//   failed     a rank exited non-zero (message: which rank, its last words)
+//   failed     a rank exited non-zero (message: which rank, its last words),
+//              or ScenarioContext::external_failure reported something (host
+//              mode: a lost peer host)
 //   interrupted  Ctrl-C / SIGTERM (runner/process/stop_signals.h)
 // Whatever the outcome, the ranks are stopped and the impairments removed
 // before run_scenario() returns; the student's terminal never hangs.
@@ -18,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,17 +31,20 @@
 namespace fabriclab::runner {
 
 class Console;
+class LabNetwork;
 class Ledger;
-class Topology;
 
 struct ScenarioContext {
   const LabDefinition* lab = nullptr;
-  Topology* topology = nullptr;
+  const LabNetwork* network = nullptr;
   netem::Backend* backend = nullptr;  // null when no scenario impairs anything
   Ledger* ledger = nullptr;
   Console* console = nullptr;
-  std::string run_dir;                 // rank logs go to run_dir/ranks/<scenario>/
+  std::string run_dir;  // rank logs go to run_dir/ranks/<scenario>/
   int master_port = 29500;
+  // Polled by the watchdog; a non-empty answer ends the scenario as failed
+  // with that message. Empty function = nothing outside the ranks to watch.
+  std::function<std::string()> external_failure;
 };
 
 struct ScenarioOutcome {

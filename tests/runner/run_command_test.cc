@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "tests/runner/lab_files.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
 
@@ -23,48 +24,17 @@ namespace {
 using namespace std::chrono_literals;
 using fabriclab::testing::ChildProcess;
 using fabriclab::testing::run_command;
+using testing::read_run_json;
+using testing::scenario;
+using testing::scenario_in;
 using testing::TempDir;
-
-// A lab file in a folder of its own; `scenarios` is TOML appended verbatim.
-std::string write_lab(const std::string& labs_dir, const std::string& trainer,
-                      const std::string& scenarios) {
-  const std::string folder = labs_dir + "/92-test";
-  std::filesystem::create_directories(folder);
-  std::ofstream(folder + "/lab.toml") << "[lab]\nid = \"92\"\ntitle = \"test\"\nsummary = \"test\"\n"
-                                      << "[trainer]\n"
-                                      << trainer << "\n[topology]\nranks = 2\n"
-                                      << scenarios;
-  return folder;
-}
+using testing::wait_for_training;
+using testing::write_lab;
 
 // Small and quick: a 50k-parameter MLP on Fashion-MNIST.
 const char* const kSmallTrainer = "model = \"mlp\"\nwidth = 64\nsteps = 15\nbatch = 64\ntimeout_s = 60\n";
 // Long enough to be interrupted while it trains.
 const char* const kLongTrainer = "model = \"mlp\"\nwidth = 64\nsteps = 100000\nbatch = 64\ntimeout_s = 60\n";
-
-std::string scenario(const std::string& name, const std::string& impair, int deadline_s,
-                     int stall_s) {
-  std::string s = "[[scenario]]\nname = \"" + name + "\"\ncondition = \"" + name + "\"\n";
-  if (!impair.empty()) s += "impair = \"" + impair + "\"\nlinks = [\"all\"]\n";
-  return s + "deadline_s = " + std::to_string(deadline_s) + "\nstall_s = " + std::to_string(stall_s) +
-         "\n";
-}
-
-nlohmann::json read_run_json(const std::string& output_dir) {
-  for (const auto& entry : std::filesystem::directory_iterator(output_dir)) {
-    std::ifstream in(entry.path() / "run.json");
-    if (in) return nlohmann::json::parse(in);
-  }
-  return nullptr;
-}
-
-const nlohmann::json& scenario_in(const nlohmann::json& run, const std::string& name) {
-  for (const auto& s : run["scenarios"])
-    if (s["name"] == name) return s;
-  static const nlohmann::json none;
-  ADD_FAILURE() << "no scenario " << name << " in run.json";
-  return none;
-}
 
 // What a run may leave on the host: its namespaces (hence its links, rules
 // and qdiscs, which live in them), its processes, new host links.
@@ -84,20 +54,6 @@ std::string wait_for_run_id(const HostState& before, std::chrono::seconds limit)
     std::this_thread::sleep_for(100ms);
   }
   return "";
-}
-
-// Waits until a rank of `run_id` has written a step event.
-bool wait_for_training(const std::string& output_dir, std::chrono::seconds limit) {
-  const auto give_up = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < give_up) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(output_dir)) {
-      if (entry.path().extension() == ".jsonl" &&
-          testing::read_file(entry.path()).find("\"event\":\"step\"") != std::string::npos)
-        return true;
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  return false;
 }
 
 // Nothing of `run_id` remains, within `grace` (processes take a moment to be reaped).

@@ -1,0 +1,63 @@
+#include "runner/scenario/lab_network.h"
+
+#include "runner/topology/topology.h"
+
+namespace fabriclab::runner {
+namespace {
+
+netem::Target target_on(const Endpoint& device, std::vector<std::string> peers,
+                        netem::Direction direction) {
+  netem::Target target;
+  target.netns_fd = device.netns_fd;
+  target.netns = device.netns;
+  target.device = device.device;
+  target.peers = std::move(peers);
+  target.direction = direction;
+  return target;
+}
+
+}  // namespace
+
+int NamespaceNetwork::world_size() const { return topology_.size(); }
+
+std::string NamespaceNetwork::master_addr() const { return topology_.master_addr(); }
+
+std::vector<LocalRank> NamespaceNetwork::local_ranks() const {
+  std::vector<LocalRank> ranks;
+  for (const RankNetwork& net : topology_.ranks()) {
+    // Each namespace is a "machine" of its own, but torchrun on one node
+    // numbers local ranks across the node: keep what namespace mode always did.
+    ranks.push_back({net.rank, net.rank, topology_.size(), net.netns_fd, net.netns, net.ipv4});
+  }
+  return ranks;
+}
+
+// A link "rN" is rank N's egress. The netem backend impairs it there; the
+// userspace backend impairs the same packets as they arrive at every other
+// rank (netem::Direction says why), one impairment per receiving rank.
+std::vector<netem::Target> NamespaceNetwork::impairment_targets(const std::vector<int>& link_ranks,
+                                                                netem::Direction direction) const {
+  std::vector<netem::Target> targets;
+  if (direction == netem::Direction::kEgress) {
+    for (int rank : link_ranks)
+      targets.push_back(target_on(topology_.rank(rank).egress, {}, direction));
+    return targets;
+  }
+  for (int receiver = 0; receiver < topology_.size(); ++receiver) {
+    std::vector<std::string> senders;
+    for (int rank : link_ranks)
+      if (rank != receiver) senders.push_back(topology_.rank(rank).ipv4);
+    // rank(i).egress is rank i's own eth0: where its packets leave and arrive.
+    if (!senders.empty())
+      targets.push_back(target_on(topology_.rank(receiver).egress, senders, direction));
+  }
+  return targets;
+}
+
+std::vector<CounterSource> NamespaceNetwork::counter_sources() const {
+  std::vector<CounterSource> sources;
+  for (const RankNetwork& rank : topology_.ranks()) sources.push_back({rank.netns_fd, rank.device});
+  return sources;
+}
+
+}  // namespace fabriclab::runner

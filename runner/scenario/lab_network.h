@@ -1,0 +1,74 @@
+// Where a lab's ranks run and where its links are impaired, as the scenario
+// runner sees it -- whichever way the lab network was built:
+//   - namespaces on this machine (runner/topology/topology.h): every rank is
+//     local, each in its own namespace (NamespaceNetwork below);
+//   - host mode, one runner per machine (runner/host/host_network.h): this
+//     runner launches only its own host's ranks, and impairs only its own
+//     interface, towards/from the other lab hosts.
+// The scenario runner asks the same three questions of both: which ranks do
+// I launch and how, where does the impairment of "link rN" go, where do I
+// read counters.
+//
+// Lifetime: implementations borrow what they describe (the Topology, ...);
+// keep that alive as long as the LabNetwork. Thread safety: const methods,
+// safe from any thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "netem/impairment.h"
+
+namespace fabriclab::runner {
+
+class Topology;
+
+// One rank this runner launches.
+struct LocalRank {
+  int rank = 0;              // global rank (torchrun's RANK)
+  int local_rank = 0;        // among the ranks of its machine (LOCAL_RANK)
+  int local_world_size = 1;  // ranks on its machine (LOCAL_WORLD_SIZE)
+  int netns_fd = -1;         // namespace to launch it in; -1 = the runner's
+  std::string netns_label;   // for messages and the ledger
+  std::string bind_addr;     // the lab address Gloo binds to (FABRICLAB_BIND_ADDR)
+};
+
+// Where the live view's counters come from: TCP retransmissions of a
+// namespace and the bytes through one of its devices ("" = none).
+struct CounterSource {
+  int netns_fd = -1;
+  std::string device;
+};
+
+class LabNetwork {
+ public:
+  virtual ~LabNetwork() = default;
+  virtual int world_size() const = 0;
+  // The rendezvous address (MASTER_ADDR): rank 0's lab address.
+  virtual std::string master_addr() const = 0;
+  virtual std::vector<LocalRank> local_ranks() const = 0;
+  // Where to impair the links of `link_ranks` (a link "rN" is the traffic
+  // rank N sends), given where the backend holds packets (netem::Direction):
+  // on the sender's egress, or on each receiver's ingress filtered by the
+  // senders' addresses. Only the targets this runner owns are returned.
+  virtual std::vector<netem::Target> impairment_targets(const std::vector<int>& link_ranks,
+                                                        netem::Direction direction) const = 0;
+  virtual std::vector<CounterSource> counter_sources() const = 0;
+};
+
+// The namespaces of a Topology: every rank local, rank i in fl-<id>-r<i>.
+class NamespaceNetwork : public LabNetwork {
+ public:
+  explicit NamespaceNetwork(const Topology& topology) : topology_(topology) {}
+  int world_size() const override;
+  std::string master_addr() const override;
+  std::vector<LocalRank> local_ranks() const override;
+  std::vector<netem::Target> impairment_targets(const std::vector<int>& link_ranks,
+                                                netem::Direction direction) const override;
+  std::vector<CounterSource> counter_sources() const override;
+
+ private:
+  const Topology& topology_;
+};
+
+}  // namespace fabriclab::runner

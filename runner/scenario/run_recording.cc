@@ -1,0 +1,131 @@
+#include "runner/scenario/run_recording.h"
+
+#include <spdlog/fmt/fmt.h>
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "runner/report/render_report.h"
+#include "runner/report/run_directory.h"
+#include "runner/report/scenario_summary.h"
+
+namespace fabriclab::runner {
+namespace {
+
+constexpr int kCastWidth = 110;
+constexpr int kCastHeight = 32;
+
+std::string utc_stamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &tm);
+  return text;
+}
+
+double unix_now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+void write_json(const std::string& path, const nlohmann::json& doc) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp);
+    out << doc.dump(2) << "\n";
+  }
+  std::filesystem::rename(temp, path);
+}
+
+}  // namespace
+
+RunRecording::RunRecording(const LabDefinition& lab, const std::string& output_dir,
+                           const std::string& run_id, const std::string& suffix)
+    : lab_(lab),
+      dir_(output_dir + "/" + lab.id + "-" + utc_stamp() + "-" + run_id + suffix),
+      console_(std::cout) {
+  std::filesystem::create_directories(dir_);
+  console_.attach_cast(dir_ + "/session.cast", kCastWidth, kCastHeight,
+                       "fabriclab lab " + lab.name);
+  console_.print(fmt::format("\n== Lab {}: {} ==\n", lab.id, lab.title));
+  metrics_.open(dir_ + "/metrics.jsonl");
+  struct utsname u {};
+  ::uname(&u);
+  manifest_ = {{"format", "fabriclab-run"},
+               {"version", 1},
+               {"lab", {{"id", lab.id}, {"name", lab.name}, {"title", lab.title}}},
+               {"run_id", run_id},
+               {"started_unix_s", unix_now_s()},
+               {"mode", "namespaces"},
+               {"versions", {{"fabriclab", FABRICLAB_VERSION}, {"libtorch", "1.13.1"}}},
+               {"ranks", lab.ranks},
+               {"trainer", lab.trainer},
+               {"scenarios", nlohmann::json::array()},
+               {"kernel", u.release},
+               {"host", u.nodename}};
+}
+
+RunRecording::~RunRecording() = default;
+
+void RunRecording::begin_scenario(const ScenarioDefinition& s) {
+  console_.marker("scenario " + s.name + ": start");
+  console_.print(fmt::format("\n-- scenario {}: {}{} --\n", s.name, s.condition,
+                             s.impair.empty() ? "" : " (netem: " + s.impair + ")"));
+}
+
+bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutcome& outcome) {
+  for (const auto& event : outcome.events) metrics_ << event.dump() << "\n";
+  metrics_.flush();
+
+  std::string verdict = outcome.status;
+  std::transform(verdict.begin(), verdict.end(), verdict.begin(), ::toupper);
+  console_.print(fmt::format("   {}: {} in {:.1f} s, {} of {} steps{}\n", s.name, verdict,
+                             outcome.ended_unix_s - outcome.started_unix_s, outcome.steps_completed,
+                             outcome.steps_planned,
+                             outcome.message.empty() ? "" : " -- " + outcome.message));
+  console_.marker("scenario " + s.name + ": " + outcome.status);
+  manifest_["scenarios"].push_back(
+      {{"name", s.name},
+       {"condition", s.condition},
+       {"impairments", {{{"links", s.links}, {"spec", s.impair}, {"applied", outcome.applied}}}},
+       {"status", outcome.status},
+       {"message", outcome.message},
+       {"started_unix_s", outcome.started_unix_s},
+       {"ended_unix_s", outcome.ended_unix_s},
+       {"steps_planned", outcome.steps_planned},
+       {"steps_completed", outcome.steps_completed}});
+  return outcome.status != "failed" && outcome.status != "interrupted";
+}
+
+void RunRecording::finish(bool charts_in_terminal) {
+  metrics_.close();
+  manifest_["ended_unix_s"] = unix_now_s();
+  write_json(dir_ + "/run.json", manifest_);  // first without results: a report failure keeps it
+
+  // Results are computed from the metrics, the same way a replay does, and
+  // stored in run.json so graders need not recompute them.
+  const auto summaries = report::summarize_run(report::read_run_directory(dir_));
+  for (auto& scenario : manifest_["scenarios"]) {
+    for (const auto& summary : summaries) {
+      if (summary.name == scenario["name"]) scenario["result"] = nlohmann::json(summary.result);
+    }
+  }
+  write_json(dir_ + "/run.json", manifest_);
+  std::ostringstream report_text;
+  report::render_report(dir_, report_text, charts_in_terminal);
+  console_.print("\n" + report_text.str());
+  console_.print(fmt::format("\nrun directory: {}\n", dir_));
+  console_.close_cast();
+}
+
+void RunRecording::finish_without_manifest() {
+  metrics_.close();
+  console_.close_cast();
+}
+
+}  // namespace fabriclab::runner

@@ -1,0 +1,69 @@
+// The run directory of one lab run, written as the run goes
+// (recordings/FORMAT.md): session.cast (what the student sees, through the
+// Console), metrics.jsonl (every event of every scenario), run.json (the
+// manifest), then the summary and charts.
+//
+//   RunRecording rec(lab, "runs", run_id);    // creates runs/<lab>-<time>-<id>/
+//   rec.manifest().update({...});             // mode, backend, seed, ...
+//   for each scenario: rec.begin_scenario(s); ...; rec.end_scenario(s, outcome);
+//   rec.finish(charts);                       // run.json, results, report
+//
+// Both namespace mode (lab_run.cc) and host mode's lead
+// (runner/host/host_run.cc) write their recordings through it, so the two
+// are the same format and grade the same way.
+//
+// Lifetime: owns the files and the Console; the LabDefinition must outlive
+// it. Not thread-safe, except console() (Console is).
+// Errors: std::runtime_error when the directory or a file cannot be written.
+#pragma once
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "runner/lab/lab_definition.h"
+#include "runner/recording/console.h"
+#include "runner/scenario/scenario_runner.h"
+
+namespace fabriclab::runner {
+
+class RunRecording {
+ public:
+  // Creates <output_dir>/<lab id>-<UTC time>-<run_id>[suffix]/, starts the
+  // cast, prints the lab's title, and starts a manifest with the fields
+  // every run has (format, lab, run id, time, versions, kernel, host,
+  // ranks, trainer; "mode" = "namespaces" until told otherwise).
+  RunRecording(const LabDefinition& lab, const std::string& output_dir, const std::string& run_id,
+               const std::string& suffix = "");
+  ~RunRecording();
+  RunRecording(const RunRecording&) = delete;
+  RunRecording& operator=(const RunRecording&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  Console& console() { return console_; }
+  // run.json as it will be written; add or change fields freely.
+  nlohmann::json& manifest() { return manifest_; }
+
+  // The scenario's chapter marker and header line.
+  void begin_scenario(const ScenarioDefinition& scenario);
+  // Its events to metrics.jsonl, its verdict line, its marker, its entry in
+  // run.json. Returns false when the outcome is "failed" or "interrupted".
+  bool end_scenario(const ScenarioDefinition& scenario, const ScenarioOutcome& outcome);
+
+  // Writes run.json, computes the results from the metrics (as replay does)
+  // into it, prints the summary table and charts and closes the cast.
+  void finish(bool charts_in_terminal);
+  // Closes metrics and cast without run.json or report (host mode's
+  // followers: the lead writes the recording).
+  void finish_without_manifest();
+
+ private:
+  const LabDefinition& lab_;
+  std::string dir_;
+  Console console_;
+  std::ofstream metrics_;
+  nlohmann::json manifest_;
+};
+
+}  // namespace fabriclab::runner
