@@ -1,4 +1,6 @@
 // `fabriclab run NN` and `fabriclab list`: the labs, as a student meets them.
+// `run` builds namespaces on this machine, or with --hosts runs its part of a
+// lab spread over several machines (host mode, runner/host/host_run.h).
 #include <spdlog/fmt/fmt.h>
 
 #include <iostream>
@@ -7,6 +9,8 @@
 #include "common/input_error.h"
 #include "netem/impairment.h"
 #include "runner/cli/commands.h"
+#include "runner/host/host_placement.h"
+#include "runner/host/host_run.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/scenario/lab_run.h"
 #include "runner/topology/user_namespace.h"
@@ -22,9 +26,15 @@ void add_run_command(CLI::App& app) {
     std::string labs_dir;
     std::string output = "runs";
     bool no_charts = false;
+    std::string hosts;
+    std::string iface;
+    int host_index = -1;
+    int ranks_per_host = 0;
+    int port = 29400;
   };
   auto flags = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a lab: every scenario, live view, summary, recording");
+  CLI::App* cmd =
+      app.add_subcommand("run", "Run a lab: every scenario, live view, summary, recording");
   cmd->add_option("lab", flags->lab, "Lab number or folder name, e.g. 02")->required();
   cmd->add_option("--scenario", flags->scenarios, "Run only this scenario (repeatable)");
   cmd->add_option("--backend", flags->backend, "Impairment backend: netem, userspace or auto")
@@ -35,7 +45,34 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--output", flags->output, "Run directories go below this folder")
       ->capture_default_str();
   cmd->add_flag("--no-charts", flags->no_charts, "Do not draw charts in the terminal");
-  cmd->footer("Example: fabriclab run 02 --quick --scenario clean --scenario latency");
+  auto* hosts = cmd->add_option("--hosts", flags->hosts,
+                                "Host mode: the lab hosts' addresses, A,B[,...]; the first leads. "
+                                "Run the same command on every host")
+                    ->group("Host mode");
+  auto* iface =
+      cmd->add_option("--iface", flags->iface, "Host mode: this host's lab interface (impaired)")
+          ->group("Host mode");
+  hosts->needs(iface);
+  iface->needs(hosts);
+  cmd->add_option("--host-index", flags->host_index,
+                  "Host mode: this host's place in --hosts [default: found from its addresses]")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(hosts)
+      ->group("Host mode");
+  cmd->add_option("--ranks-per-host", flags->ranks_per_host,
+                  "Host mode: ranks on each host [default: the lab's ranks / hosts]")
+      ->check(CLI::PositiveNumber)
+      ->needs(hosts)
+      ->group("Host mode");
+  cmd->add_option("--port", flags->port,
+                  "Host mode: the lead's control store port; scenario i's rendezvous uses port+1+i")
+      ->check(CLI::Range(1, 65000))
+      ->needs(hosts)
+      ->capture_default_str()
+      ->group("Host mode");
+  cmd->footer(
+      "Example: fabriclab run 02 --quick --scenario clean --scenario latency\n"
+      "Host mode: fabriclab run 02 --hosts 192.168.56.11,192.168.56.12 --iface eth1   (on both)");
   cmd->callback([flags] {
     runner::LabRunOptions options;
     const std::string labs = flags->labs_dir.empty() ? runner::default_labs_dir() : flags->labs_dir;
@@ -46,6 +83,18 @@ void add_run_command(CLI::App& app) {
     options.output_dir = flags->output;
     options.charts_in_terminal = !flags->no_charts;
     runner::load_lab(options.lab_file, options.quick);  // bad lab file: exit 2 before anything
+    if (!flags->hosts.empty()) {
+      // A real interface: no user namespace (it would hide the interface).
+      runner::host::HostRunOptions host_options{options,
+                                                runner::host::parse_host_list(flags->hosts),
+                                                flags->iface,
+                                                flags->host_index,
+                                                flags->ranks_per_host,
+                                                flags->port};
+      const int code = runner::host::run_lab_on_hosts(host_options);
+      if (code != 0) throw CommandExit{code};
+      return;
+    }
     // Must come before anything starts a thread (the kernel requires it).
     std::string why;
     const auto mode = runner::enter_rootless_namespace_if_needed(&why);

@@ -1,0 +1,116 @@
+#include "runner/host/control_store.h"
+
+#include <spdlog/spdlog.h>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <stdexcept>
+#include <thread>
+
+namespace fabriclab::runner::host {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(100);
+// One request to the store: a connected store answers in milliseconds.
+constexpr auto kRequestTimeout = std::chrono::seconds(10);
+
+std::unique_ptr<c10d::TCPStore> open_store(const std::string& lead, int port, bool server,
+                                           std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<uint16_t>(port);
+  options.isServer = server;
+  options.waitWorkers = false;  // hosts join through our own barrier, naming who is missing
+  options.timeout = timeout;
+  try {
+    auto store = std::make_unique<c10d::TCPStore>(lead, options);
+    store->setTimeout(kRequestTimeout);
+    return store;
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    throw std::runtime_error(std::string(server ? "cannot serve" : "cannot reach") +
+                             " the control store at " + lead + ":" + std::to_string(port) + ": " +
+                             what);
+  }
+}
+
+std::vector<uint8_t> bytes_of(const std::string& text) { return {text.begin(), text.end()}; }
+
+}  // namespace
+
+ControlStore::ControlStore(const HostPlacement& placement, int port,
+                           std::chrono::milliseconds connect_timeout)
+    : placement_(placement), port_(port) {
+  if (placement_.is_lead()) server_ = open_store(placement_.lead(), port, true, connect_timeout);
+  client_ = open_store(placement_.lead(), port, false, connect_timeout);
+}
+
+ControlStore::ControlStore(const HostPlacement& placement, int port)
+    : placement_(placement), port_(port) {
+  client_ = open_store(placement_.lead(), port, false, kRequestTimeout);
+}
+
+ControlStore::~ControlStore() = default;
+
+std::unique_ptr<ControlStore> ControlStore::another_client() const {
+  return std::unique_ptr<ControlStore>(new ControlStore(placement_, port_));
+}
+
+void ControlStore::set_json(const std::string& key, const nlohmann::json& value) {
+  client_->set(key, bytes_of(value.dump()));
+}
+
+bool ControlStore::has(const std::string& key) { return client_->check({key}); }
+
+std::optional<nlohmann::json> ControlStore::try_get_json(const std::string& key) {
+  if (!has(key)) return std::nullopt;
+  const std::vector<uint8_t> bytes = client_->get(key);
+  return nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+}
+
+nlohmann::json ControlStore::wait_json(const std::string& key, std::chrono::milliseconds timeout,
+                                       const std::string& what,
+                                       const std::function<std::string()>& abort) {
+  const auto give_up = Clock::now() + timeout;
+  while (true) {
+    if (auto value = try_get_json(key)) return *value;
+    if (abort) {
+      std::string why = abort();
+      if (!why.empty()) throw std::runtime_error(why);
+    }
+    if (Clock::now() > give_up)
+      throw std::runtime_error(
+          what + ": nothing within " +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) + " s");
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+int64_t ControlStore::add(const std::string& key, int64_t delta) {
+  return client_->add(key, delta);
+}
+
+void ControlStore::barrier(const std::string& name, std::chrono::milliseconds timeout,
+                           const std::string& what, const std::function<std::string()>& abort) {
+  set_json(name + "/" + std::to_string(placement_.index), true);
+  const auto give_up = Clock::now() + timeout;
+  while (true) {
+    std::string missing;
+    for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h) {
+      if (!has(name + "/" + std::to_string(h)))
+        missing += (missing.empty() ? "" : ", ") + placement_.describe(h);
+    }
+    if (missing.empty()) return;
+    if (abort) {
+      std::string why = abort();
+      if (!why.empty()) throw std::runtime_error(why);
+    }
+    if (Clock::now() > give_up)
+      throw std::runtime_error(
+          what + ": " + missing + " did not get there within " +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) + " s");
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+}  // namespace fabriclab::runner::host

@@ -1,0 +1,37 @@
+#include "runner/host/host_network.h"
+
+#include <set>
+
+namespace fabriclab::runner::host {
+
+std::vector<LocalRank> HostNetwork::local_ranks() const {
+  std::vector<LocalRank> ranks;
+  const int k = placement_.ranks_per_host;
+  for (int local = 0; local < k; ++local) {
+    ranks.push_back({placement_.index * k + local, local, k, -1, "host " + placement_.self(),
+                     placement_.self()});
+  }
+  return ranks;
+}
+
+std::vector<netem::Target> HostNetwork::impairment_targets(const std::vector<int>& link_ranks,
+                                                           netem::Direction direction) const {
+  std::set<int> sending_hosts;
+  for (int rank : link_ranks) sending_hosts.insert(placement_.host_of_rank(rank));
+  netem::Target target;
+  target.device = iface_;
+  target.direction = direction;
+  const int self = placement_.index;
+  if (direction == netem::Direction::kEgress) {
+    if (sending_hosts.count(self) == 0) return {};
+    for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h)
+      if (h != self) target.peers.push_back(placement_.hosts[static_cast<size_t>(h)]);
+  } else {
+    for (int h : sending_hosts)
+      if (h != self) target.peers.push_back(placement_.hosts[static_cast<size_t>(h)]);
+  }
+  if (target.peers.empty()) return {};
+  return {target};
+}
+
+}  // namespace fabriclab::runner::host

@@ -1,0 +1,97 @@
+#include "runner/host/host_outcomes.h"
+
+#include <algorithm>
+
+namespace fabriclab::runner::host {
+namespace {
+
+int severity(const std::string& status) {
+  if (status == "failed") return 4;
+  if (status == "interrupted") return 3;
+  if (status == "stalled") return 2;
+  if (status == "deadline") return 1;
+  return 0;  // completed
+}
+
+}  // namespace
+
+nlohmann::json outcome_to_json(const ScenarioOutcome& o) {
+  return {{"status", o.status},
+          {"message", o.message},
+          {"started_unix_s", o.started_unix_s},
+          {"ended_unix_s", o.ended_unix_s},
+          {"steps_planned", o.steps_planned},
+          {"steps_completed", o.steps_completed},
+          {"applied", o.applied},
+          {"events", o.events}};
+}
+
+ScenarioOutcome outcome_from_json(const nlohmann::json& j) {
+  ScenarioOutcome o;
+  o.status = j.at("status").get<std::string>();
+  o.message = j.at("message").get<std::string>();
+  o.started_unix_s = j.at("started_unix_s").get<double>();
+  o.ended_unix_s = j.at("ended_unix_s").get<double>();
+  o.steps_planned = j.at("steps_planned").get<int64_t>();
+  o.steps_completed = j.at("steps_completed").get<int64_t>();
+  o.applied = j.at("applied").get<std::vector<std::string>>();
+  o.events = j.at("events").get<std::vector<nlohmann::json>>();
+  return o;
+}
+
+ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
+                               const HostPlacement& placement) {
+  ScenarioOutcome merged;
+  merged.status = "completed";
+  merged.started_unix_s = per_host.front().started_unix_s;
+  merged.steps_completed = per_host.front().steps_completed;
+  nlohmann::json start_event, counters = {{"retransmits", 0}, {"drops", 0}, {"link_bytes", 0}};
+  std::string scenario;
+  for (size_t h = 0; h < per_host.size(); ++h) {
+    const ScenarioOutcome& o = per_host[h];
+    const std::string who = placement.describe(static_cast<int>(h));
+    if (severity(o.status) > severity(merged.status)) {
+      merged.status = o.status;
+      merged.message = who + ": " + o.message;
+    }
+    merged.started_unix_s = std::min(merged.started_unix_s, o.started_unix_s);
+    merged.ended_unix_s = std::max(merged.ended_unix_s, o.ended_unix_s);
+    merged.steps_completed = std::min(merged.steps_completed, o.steps_completed);
+    merged.steps_planned = std::max(merged.steps_planned, o.steps_planned);
+    for (const std::string& line : o.applied) merged.applied.push_back(who + ": " + line);
+    nlohmann::json last_counters;
+    for (const nlohmann::json& event : o.events) {
+      const std::string kind = event.value("event", "");
+      scenario = event.value("scenario", scenario);
+      if (kind == "counters") {
+        last_counters = event;
+      } else if (kind == "scenario_start") {
+        if (start_event.is_null() || event.value("ts", 0.0) < start_event.value("ts", 0.0))
+          start_event = event;
+      } else if (kind != "scenario_end") {
+        merged.events.push_back(event);
+      }
+    }
+    for (const char* field : {"retransmits", "drops", "link_bytes"})
+      if (!last_counters.is_null())
+        counters[field] = counters[field].get<uint64_t>() + last_counters.value(field, uint64_t{0});
+  }
+  auto runner_event = [&](const std::string& kind, nlohmann::json fields) {
+    fields["v"] = 1;
+    fields["event"] = kind;
+    fields["scenario"] = scenario;
+    fields["ts"] = merged.ended_unix_s;
+    return fields;
+  };
+  if (!start_event.is_null()) merged.events.push_back(start_event);
+  merged.events.push_back(runner_event("counters", counters));
+  merged.events.push_back(
+      runner_event("scenario_end", {{"status", merged.status}, {"message", merged.message}}));
+  std::stable_sort(merged.events.begin(), merged.events.end(),
+                   [](const nlohmann::json& a, const nlohmann::json& b) {
+                     return a.value("ts", 0.0) < b.value("ts", 0.0);
+                   });
+  return merged;
+}
+
+}  // namespace fabriclab::runner::host

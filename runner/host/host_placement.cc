@@ -1,0 +1,90 @@
+#include "runner/host/host_placement.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/input_error.h"
+
+namespace fabriclab::runner::host {
+namespace {
+
+std::string ipv4_text(const sockaddr* address) {
+  char text[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(address)->sin_addr, text, sizeof text);
+  return text;
+}
+
+// An IPv4 address as is; a name through the resolver (first IPv4 answer).
+std::string resolve_ipv4(const std::string& entry) {
+  in_addr parsed{};
+  if (::inet_pton(AF_INET, entry.c_str(), &parsed) == 1) return entry;
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(entry.c_str(), nullptr, &hints, &found);
+  if (rc != 0 || found == nullptr) {
+    throw InputError("--hosts: '" + entry +
+                     "' is neither an IPv4 address nor a name that resolves to one" +
+                     (rc != 0 ? std::string(" (") + ::gai_strerror(rc) + ")" : ""));
+  }
+  std::string address = ipv4_text(found->ai_addr);
+  ::freeaddrinfo(found);
+  return address;
+}
+
+}  // namespace
+
+std::string HostPlacement::describe(int host) const {
+  return "host " + std::to_string(host) + " (" + hosts.at(static_cast<size_t>(host)) + ")";
+}
+
+std::vector<std::string> parse_host_list(const std::string& text) {
+  std::vector<std::string> hosts;
+  std::istringstream in(text);
+  std::string entry;
+  while (std::getline(in, entry, ',')) {
+    if (entry.empty())
+      throw InputError("--hosts '" + text + "': an empty entry (expected A,B[,...])");
+    const std::string address = resolve_ipv4(entry);
+    if (std::find(hosts.begin(), hosts.end(), address) != hosts.end())
+      throw InputError("--hosts '" + text + "': " + entry + " (" + address + ") is listed twice");
+    hosts.push_back(address);
+  }
+  if (hosts.size() < 2)
+    throw InputError("--hosts '" + text + "': expected at least two hosts, e.g. 10.0.0.1,10.0.0.2");
+  return hosts;
+}
+
+std::set<std::string> local_ipv4_addresses() {
+  std::set<std::string> addresses;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return addresses;
+  for (ifaddrs* entry = list; entry != nullptr; entry = entry->ifa_next) {
+    if (entry->ifa_addr != nullptr && entry->ifa_addr->sa_family == AF_INET)
+      addresses.insert(ipv4_text(entry->ifa_addr));
+  }
+  ::freeifaddrs(list);
+  return addresses;
+}
+
+int find_own_host_index(const std::vector<std::string>& hosts,
+                        const std::set<std::string>& own_addresses) {
+  std::vector<int> matches;
+  for (size_t i = 0; i < hosts.size(); ++i)
+    if (own_addresses.count(hosts[i]) != 0) matches.push_back(static_cast<int>(i));
+  if (matches.size() == 1) return matches.front();
+  std::string own;
+  for (const std::string& a : own_addresses) own += (own.empty() ? "" : ", ") + a;
+  if (matches.empty())
+    throw InputError("--hosts: none of the hosts is an address of this machine (its addresses: " +
+                     own + "); give this machine's lab address in the list, or --host-index");
+  throw InputError(
+      "--hosts: several hosts are addresses of this machine; say which one with --host-index");
+}
+
+}  // namespace fabriclab::runner::host

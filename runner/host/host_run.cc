@@ -1,0 +1,288 @@
+#include "runner/host/host_run.h"
+
+#include <net/if.h>
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <random>
+
+#include "common/input_error.h"
+#include "runner/host/control_store.h"
+#include "runner/host/host_network.h"
+#include "runner/host/host_outcomes.h"
+#include "runner/host/impairment_guardian.h"
+#include "runner/host/peer_watch.h"
+#include "runner/lab/lab_definition.h"
+#include "runner/ledger/ledger.h"
+#include "runner/ledger/run_id.h"
+#include "runner/ledger/stale_runs.h"
+#include "runner/process/stop_signals.h"
+#include "runner/scenario/run_recording.h"
+#include "runner/scenario/scenario_runner.h"
+
+namespace fabriclab::runner::host {
+namespace {
+
+using std::chrono::seconds;
+// Time to get the command started on every host.
+constexpr seconds kJoinTimeout{300};
+// Hosts usually end a scenario within seconds of each other, but one whose
+// ranks failed early may wait for the others up to their deadline; the slack
+// covers teardown and a lead still collecting outcomes.
+constexpr seconds kOutcomeSlack{60};
+constexpr seconds kPeerSilentLimit{10};
+
+HostPlacement place(const HostRunOptions& options, const LabDefinition& lab) {
+  HostPlacement p;
+  p.hosts = options.hosts;
+  const int n = static_cast<int>(p.hosts.size());
+  if (options.host_index >= n)
+    throw InputError(
+        fmt::format("--host-index {}: there are {} hosts (0..{})", options.host_index, n, n - 1));
+  p.index = options.host_index >= 0 ? options.host_index
+                                    : find_own_host_index(p.hosts, local_ipv4_addresses());
+  p.ranks_per_host = options.ranks_per_host > 0 ? options.ranks_per_host : lab.ranks / n;
+  if (p.ranks_per_host < 1 || p.world_size() != lab.ranks)
+    throw InputError(
+        fmt::format("lab {} has {} ranks, which does not make {} host(s) x {} rank(s) per host; "
+                    "give --ranks-per-host so that hosts x ranks per host = {}",
+                    lab.id, lab.ranks, n, std::max(p.ranks_per_host, 0), lab.ranks));
+  return p;
+}
+
+std::string names_of(const std::vector<const ScenarioDefinition*>& scenarios) {
+  std::string names;
+  for (const auto* s : scenarios) names += (names.empty() ? "" : ",") + s->name;
+  return names;
+}
+
+class HostLabRun {
+ public:
+  HostLabRun(const HostRunOptions& options, const LabDefinition& lab)
+      : options_(options),
+        lab_(lab),
+        scenarios_(select_scenarios(lab, options.lab.scenarios)),
+        placement_(place(options, lab)),
+        network_(placement_, options.iface) {
+    if (::if_nametoindex(options.iface.c_str()) == 0)
+      throw InputError("--iface " + options.iface + ": no such interface on this machine");
+  }
+
+  int run() {
+    StopSignals::install();
+    clean_stale_runs_and_warn();
+    // The ledger is this machine's (its own id: several runners may share a
+    // machine in tests); the run id in the recording is the lead's.
+    Ledger ledger(make_run_id());
+    spdlog::info("host mode: this is {} of {}, the lead is {}; control store on port {}",
+                 placement_.describe(placement_.index), placement_.hosts.size(),
+                 placement_.describe(0), options_.port);
+    store_ = std::make_unique<ControlStore>(placement_, options_.port, kJoinTimeout);
+    const nlohmann::json run = agree_on_run();
+    store_->barrier("join", kJoinTimeout, "waiting for every host to join", stop_reason());
+
+    RunRecording recording(lab_, options_.lab.output_dir, run["run_id"].get<std::string>(),
+                           placement_.is_lead() ? "" : "-host" + std::to_string(placement_.index));
+    Console& console = recording.console();
+    console.print(describe_placement());
+    std::string backend_why;
+    auto backend = backend_for(scenarios_, options_.lab.backend, &backend_why);
+    if (backend)
+      console.print(fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why));
+    std::optional<ImpairmentGuardian> guardian;
+    if (backend && backend->link_direction() == netem::Direction::kEgress)
+      guardian.emplace(options_.iface);
+    recording.manifest().update({{"seed", run["seed"]},
+                                 {"quick", options_.lab.quick},
+                                 {"mode", "host"},
+                                 {"hosts", placement_.hosts},
+                                 {"ranks_per_host", placement_.ranks_per_host},
+                                 {"iface", options_.iface},
+                                 {"privileges", "root"},
+                                 {"backend", backend ? backend->name() : "none"},
+                                 {"backend_why", backend_why}});
+    watch_ = std::make_unique<PeerWatch>(store_->another_client(), kPeerSilentLimit);
+
+    int exit_code = 0;
+    for (size_t i = 0; i < scenarios_.size(); ++i) {
+      const ScenarioDefinition& s = *scenarios_[i];
+      const std::string key = "s" + std::to_string(i);
+      try {
+        store_->barrier(key + "/start", longest_deadline() + kOutcomeSlack,
+                        "before scenario " + s.name, stop_reason());
+      } catch (const std::exception& e) {
+        stop_run(console, e.what());
+        exit_code = 1;
+        break;
+      }
+      recording.begin_scenario(s);
+      ScenarioContext context{&lab_,
+                              &network_,
+                              backend.get(),
+                              &ledger,
+                              &console,
+                              recording.dir(),
+                              options_.port + 1 + static_cast<int>(i),
+                              [this] { return watch_->problem(); }};
+      ScenarioOutcome outcome = run_scenario(context, s);
+      if (placement_.is_lead())
+        outcome = collect(key, s, std::move(outcome));
+      else
+        post(key, outcome);
+      if (!recording.end_scenario(s, outcome)) exit_code = 1;
+      // After the last scenario the other hosts leave as they finish: their
+      // silence is no longer a problem.
+      const bool last = i + 1 == scenarios_.size();
+      const std::string problem = run_problem_.empty() && !last ? watch_->problem() : run_problem_;
+      if (StopSignals::stop_requested() || !problem.empty()) {
+        stop_run(console, problem.empty() ? outcome.message : problem);
+        exit_code = 1;
+        break;
+      }
+    }
+    watch_.reset();
+    if (placement_.is_lead()) {
+      recording.finish(options_.lab.charts_in_terminal);
+    } else {
+      console.print(
+          fmt::format("\nthe lead, {}, writes the recording; this host's run directory: {}\n",
+                      placement_.describe(0), recording.dir()));
+      recording.finish_without_manifest();
+    }
+    return exit_code;
+  }
+
+ private:
+  // The lead decides the run's id and seed; followers check they run the
+  // same lab and scenarios (the same command on every host).
+  nlohmann::json agree_on_run() {
+    if (placement_.is_lead()) {
+      nlohmann::json run = {{"run_id", make_run_id()},
+                            {"seed", std::random_device{}()},
+                            {"lab", lab_.id},
+                            {"scenarios", names_of(scenarios_)}};
+      store_->set_json("run", run);
+      return run;
+    }
+    nlohmann::json run =
+        store_->wait_json("run", kJoinTimeout, "waiting for the lead's run", stop_reason());
+    if (run["lab"] != lab_.id || run["scenarios"] != names_of(scenarios_)) {
+      const std::string why = fmt::format(
+          "{} runs lab {} scenarios {}, but the lead runs lab {} scenarios {}: give every host the "
+          "same command",
+          placement_.describe(placement_.index), lab_.id, names_of(scenarios_),
+          run["lab"].get<std::string>(), run["scenarios"].get<std::string>());
+      store_->set_json("run/stop", why);
+      throw InputError(why);
+    }
+    return run;
+  }
+
+  // For the waits before the scenarios: Ctrl-C here, a lost host, or
+  // another host's stop word.
+  std::function<std::string()> stop_reason() {
+    return [this] {
+      if (StopSignals::stop_requested()) return std::string("stopped by signal");
+      if (watch_) return watch_->problem();
+      if (auto word = store_->try_get_json("run/stop")) return word->get<std::string>();
+      return std::string();
+    };
+  }
+
+  void post(const std::string& key, ScenarioOutcome& outcome) {
+    try {
+      store_->set_json(key + "/outcome/" + std::to_string(placement_.index),
+                       outcome_to_json(outcome));
+      store_->has("run");  // a set is not answered; this round trip proves the lead got it
+    } catch (const std::exception& e) {
+      run_problem_ = "lost the lead, " + placement_.describe(0) + ": " + e.what();
+      outcome.status = "failed";
+      outcome.message = run_problem_;
+    }
+    if (!watch_->problem().empty() && outcome.status != "completed")
+      outcome.message = watch_->problem();
+  }
+
+  // Every host's outcome of scenario `key`, merged; a host whose outcome
+  // does not come is reported lost, by name.
+  ScenarioOutcome collect(const std::string& key, const ScenarioDefinition& s,
+                          ScenarioOutcome own) {
+    std::vector<ScenarioOutcome> per_host = {std::move(own)};
+    std::string lost;
+    for (int h = 1; h < static_cast<int>(placement_.hosts.size()); ++h) {
+      try {
+        per_host.push_back(outcome_from_json(
+            store_->wait_json(key + "/outcome/" + std::to_string(h),
+                              seconds(static_cast<int>(s.deadline_s)) + kOutcomeSlack,
+                              "waiting for " + placement_.describe(h) + "'s outcome",
+                              [this] { return watch_->problem(); })));
+      } catch (const std::exception& e) {
+        lost = e.what();
+        ScenarioOutcome missing;
+        missing.status = "failed";
+        missing.message = lost;
+        missing.started_unix_s = per_host.front().started_unix_s;
+        missing.ended_unix_s = per_host.front().ended_unix_s;
+        per_host.push_back(std::move(missing));
+      }
+    }
+    ScenarioOutcome merged = merge_outcomes(per_host, placement_);
+    if (!lost.empty()) {
+      merged.message = lost;
+      run_problem_ = lost;
+      for (auto& event : merged.events)
+        if (event.value("event", "") == "scenario_end") event["message"] = lost;
+    }
+    return merged;
+  }
+
+  seconds longest_deadline() const {
+    double longest = 0;
+    for (const auto* s : scenarios_) longest = std::max(longest, s->deadline_s);
+    return seconds(static_cast<int64_t>(longest));
+  }
+
+  void stop_run(Console& console, const std::string& why) {
+    try {
+      store_->set_json("run/stop",
+                       placement_.describe(placement_.index) + " ended the run: " + why);
+    } catch (const std::exception&) {
+      // the store is gone with the lead: nobody left to tell
+    }
+    console.print(fmt::format("\nhost mode: the run ends here: {}\n", why));
+  }
+
+  std::string describe_placement() const {
+    std::string text =
+        fmt::format("host mode: {} hosts x {} rank(s), lab interface {}\n", placement_.hosts.size(),
+                    placement_.ranks_per_host, options_.iface);
+    for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h) {
+      text += fmt::format("  {}: ranks {}..{}{}{}\n", placement_.describe(h),
+                          h * placement_.ranks_per_host, (h + 1) * placement_.ranks_per_host - 1,
+                          h == 0 ? ", lead" : "", h == placement_.index ? "  <- this host" : "");
+    }
+    return text;
+  }
+
+  const HostRunOptions& options_;
+  const LabDefinition& lab_;
+  const std::vector<const ScenarioDefinition*> scenarios_;
+  const HostPlacement placement_;
+  const HostNetwork network_;
+  std::unique_ptr<ControlStore> store_;
+  std::unique_ptr<PeerWatch> watch_;
+  std::string run_problem_;  // a lost host or lead: the run ends after this scenario
+};
+
+}  // namespace
+
+int run_lab_on_hosts(const HostRunOptions& options) {
+  const LabDefinition lab = load_lab(options.lab.lab_file, options.lab.quick);
+  return HostLabRun(options, lab).run();
+}
+
+}  // namespace fabriclab::runner::host

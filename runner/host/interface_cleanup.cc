@@ -1,0 +1,143 @@
+#include "runner/host/interface_cleanup.h"
+
+#include <libmnl/libmnl.h>
+#include <libnftnl/common.h>
+#include <libnftnl/table.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/pkt_sched.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/scoped_netns.h"
+#include "netem/netlink/netlink_backend.h"
+#include "netem/netlink/peer_filter.h"
+#include "netem/userspace/nft_queue_rules.h"
+
+namespace fabriclab::runner::host {
+namespace {
+
+struct SocketClose {
+  void operator()(mnl_socket* s) const { mnl_socket_close(s); }
+};
+struct TableFree {
+  void operator()(nftnl_table* t) const { nftnl_table_free(t); }
+};
+
+// The kernel's answer (0 or an errno) to one nftables request about table
+// `name`: NFT_MSG_GETTABLE (does it exist?) or, in a batch of its own as
+// nf_tables requires for changes, NFT_MSG_DELTABLE. A socket per request, so
+// no late reply to one request is read as the answer to the next.
+int table_request(uint16_t type, int family, const std::string& name) {
+  std::unique_ptr<mnl_socket, SocketClose> owned(mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC));
+  if (!owned || mnl_socket_bind(owned.get(), 0, MNL_SOCKET_AUTOPID) < 0) return errno;
+  mnl_socket* socket = owned.get();
+  std::vector<char> buf(MNL_SOCKET_BUFFER_SIZE);
+  std::unique_ptr<nftnl_table, TableFree> table(nftnl_table_alloc());
+  nftnl_table_set_str(table.get(), NFTNL_TABLE_NAME, name.c_str());
+  const uint32_t seq = 1;
+  mnl_nlmsg_batch* batch = mnl_nlmsg_batch_start(buf.data(), buf.size());
+  const bool change = type == NFT_MSG_DELTABLE;
+  if (change) {
+    nftnl_batch_begin(static_cast<char*>(mnl_nlmsg_batch_current(batch)), 0);
+    mnl_nlmsg_batch_next(batch);
+  }
+  nlmsghdr* nlh = nftnl_nlmsg_build_hdr(static_cast<char*>(mnl_nlmsg_batch_current(batch)), type,
+                                        static_cast<uint16_t>(family), NLM_F_ACK, seq);
+  nftnl_table_nlmsg_build_payload(nlh, table.get());
+  mnl_nlmsg_batch_next(batch);
+  if (change) {
+    nftnl_batch_end(static_cast<char*>(mnl_nlmsg_batch_current(batch)), 2);
+    mnl_nlmsg_batch_next(batch);
+  }
+  int rc = 0;
+  if (mnl_socket_sendto(socket, mnl_nlmsg_batch_head(batch), mnl_nlmsg_batch_size(batch)) < 0) {
+    rc = errno;
+  } else {
+    const ssize_t n = mnl_socket_recvfrom(socket, buf.data(), buf.size());
+    if (n < 0)
+      rc = errno;
+    else if (mnl_cb_run(buf.data(), n, seq, mnl_socket_get_portid(socket), nullptr, nullptr) < 0)
+      rc = errno;
+  }
+  mnl_nlmsg_batch_stop(batch);
+  return rc;
+}
+
+void clean_tables(const std::string& netns, const std::string& device, bool dry_run,
+                  InterfaceCleanup& result) {
+  ScopedNetns inside(netns);  // sockets belong to the namespace they are opened in
+  bool found = false;
+  for (netem::Direction direction : {netem::Direction::kEgress, netem::Direction::kIngress}) {
+    const std::string name = netem::userspace::nft_table_name(device, direction);
+    for (int family : {NFPROTO_IPV4, NFPROTO_IPV6}) {
+      const std::string what =
+          std::string("nft table ") + (family == NFPROTO_IPV4 ? "ip " : "ip6 ") + name;
+      const int exists = table_request(NFT_MSG_GETTABLE, family, name);
+      if (exists == ENOENT) continue;
+      if (exists != 0) {
+        result.ok = false;
+        result.actions.push_back(what + ": cannot tell whether it exists (" +
+                                 std::strerror(exists) + ")");
+        continue;
+      }
+      found = true;
+      if (dry_run) {
+        result.actions.push_back(what + ": would remove");
+        continue;
+      }
+      const int rc = table_request(NFT_MSG_DELTABLE, family, name);
+      if (rc == 0) {
+        result.actions.push_back(what + ": removed");
+      } else {
+        result.ok = false;
+        result.actions.push_back(
+            what + ": not removed (" + std::strerror(rc) + ")" +
+            (rc == EPERM ? "; it belongs to a fabriclab runner that is still running" : ""));
+      }
+    }
+  }
+  if (!found) result.actions.push_back("no fabriclab nft table for " + device);
+}
+
+void clean_qdisc(const std::string& netns, const std::string& device, bool dry_run,
+                 InterfaceCleanup& result) {
+  netem::Target target;
+  target.netns = netns;
+  target.device = device;
+  try {
+    for (const auto& qdisc : netem::netlink::show_qdiscs(target)) {
+      if (qdisc.parent != TC_H_ROOT) continue;
+      if (qdisc.handle != netem::netlink::kRootHandle) {
+        result.actions.push_back("root qdisc " + qdisc.kind + " on " + device +
+                                 " is not fabriclab's: left alone");
+        return;
+      }
+      result.actions.push_back(dry_run ? "root qdisc " + qdisc.kind + " fab0: on " + device +
+                                             ": would remove"
+                                       : netem::netlink::clear_impairment(target, false));
+      return;
+    }
+    result.actions.push_back("no fabriclab qdisc on " + device);
+  } catch (const std::exception& e) {
+    result.ok = false;
+    result.actions.push_back(e.what());
+  }
+}
+
+}  // namespace
+
+InterfaceCleanup clean_interface(const std::string& netns, const std::string& device,
+                                 bool dry_run) {
+  InterfaceCleanup result;
+  clean_qdisc(netns, device, dry_run, result);
+  clean_tables(netns, device, dry_run, result);
+  return result;
+}
+
+}  // namespace fabriclab::runner::host

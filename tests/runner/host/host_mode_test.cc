@@ -1,0 +1,208 @@
+// `fabriclab run --hosts` end to end: two namespaces play two lab hosts
+// (two_hosts.h), a runner in host mode runs inside each, the real ranks
+// train over Gloo across the veth "wire", and the userspace backend impairs
+// each host's interface. A reduced lab must complete on both and the lead's
+// recording must hold both ranks' events and pass the grader's consistency
+// check like a namespace-mode one; while impaired, only lab traffic is
+// delayed (ping to the peer's lab address slow, to its management address on
+// the same interface not); and after a SIGKILL of either runner its rules
+// are gone within seconds (owned by its netlink socket) while the other
+// runner ends naming the lost host.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "runner/grading/consistency.h"
+#include "runner/grading/exercise.h"
+#include "runner/grading/recording.h"
+#include "tests/runner/host/two_hosts.h"
+#include "tests/runner/lab_files.h"
+#include "tests/runner/test_support.h"
+#include "tests/support/child_process.h"
+
+namespace fabriclab::runner {
+namespace {
+
+using namespace std::chrono_literals;
+using fabriclab::testing::ChildProcess;
+using testing::read_run_json;
+using testing::scenario;
+using testing::scenario_in;
+using testing::TempDir;
+using testing::TwoHosts;
+using testing::wait_for_training;
+using testing::write_lab;
+
+// Long enough (60 steps at 40 ms RTT) to ping while the latency scenario runs.
+const char* const kSmallTrainer =
+    "model = \"mlp\"\nwidth = 64\nsteps = 60\nbatch = 64\ntimeout_s = 60\n";
+const char* const kLongTrainer =
+    "model = \"mlp\"\nwidth = 64\nsteps = 100000\nbatch = 64\ntimeout_s = 60\n";
+
+// The run directory under `output` (there is one per test and host).
+std::string run_dir_in(const std::string& output) {
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator(output, ignored))
+    return entry.path();
+  return "";
+}
+
+// Ranks (as a set) with step events in `scenario` of a metrics.jsonl.
+std::set<int> ranks_with_steps(const std::string& metrics, const std::string& scenario_name) {
+  std::set<int> ranks;
+  std::istringstream lines(testing::read_file(metrics));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto event = nlohmann::json::parse(line);
+    if (event.value("event", "") == "step" && event.value("scenario", "") == scenario_name)
+      ranks.insert(event.value("rank", -1));
+  }
+  return ranks;
+}
+
+// Polls until `done()` or `limit`; returns done().
+template <typename Done>
+bool eventually(Done done, std::chrono::milliseconds limit) {
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  while (!done() && std::chrono::steady_clock::now() < give_up) std::this_thread::sleep_for(100ms);
+  return done();
+}
+
+class HostModeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SKIP_UNLESS_NETNS_PRIVILEGES();
+    ASSERT_TRUE(hosts_.ok()) << "cannot build the two host namespaces";
+    labs_ = dir_.path() + "/labs";
+  }
+
+  std::string output(int h) const { return dir_.path() + "/runs-" + std::to_string(h); }
+
+  std::unique_ptr<ChildProcess> start_runner(int h) {
+    auto argv = hosts_.inside(
+        h, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output", output(h), "--backend",
+            "userspace", "--no-charts", "--hosts", TwoHosts::hosts(), "--iface", hosts_.device(h)});
+    return std::make_unique<ChildProcess>(argv, std::map<std::string, std::string>{},
+                                          dir_.path() + "/out-" + std::to_string(h) + ".txt");
+  }
+
+  // SIGKILLs runner `killed` mid-scenario; its rules must vanish, the other
+  // runner must end naming it (the lead with a recording of what ran).
+  void kill_one_runner(int killed) {
+    write_lab(labs_, kLongTrainer, scenario("latency", "delay 5ms", 90, 60));
+    const int other = 1 - killed;
+    auto follower = start_runner(1);
+    auto lead = start_runner(0);
+    ChildProcess* runner[2] = {lead.get(), follower.get()};
+    ASSERT_TRUE(wait_for_training(output(0), 90s, "ranks/latency"))
+        << lead->output() << follower->output();
+    ASSERT_NE(hosts_.nft_tables(killed).find("fabriclab_"), std::string::npos)
+        << "no impairment to check for\n"
+        << hosts_.nft_tables(killed);
+
+    runner[killed]->signal(SIGKILL);
+    runner[killed]->wait(10s);
+    EXPECT_TRUE(eventually(
+        [&] { return hosts_.nft_tables(killed).find("fabriclab") == std::string::npos; }, 5s))
+        << "rules left on the killed runner's interface:\n"
+        << hosts_.nft_tables(killed);
+
+    // The other runner ends within the silent limit, naming the lost host.
+    auto status = runner[other]->wait(60s);
+    ASSERT_TRUE(status.exited) << "the other runner did not end\n" << runner[other]->output();
+    EXPECT_EQ(status.code, 1) << runner[other]->output();
+    // "lost host 1 (10.88.0.2): no heartbeat ..." / "lost the lead, host 0 (10.88.0.1): ..."
+    const std::regex named("lost[^\n]*host " + std::to_string(killed) + " \\(" +
+                           TwoHosts::lab_addr(killed) + "\\)");
+    EXPECT_TRUE(std::regex_search(runner[other]->output(), named)) << runner[other]->output();
+    EXPECT_EQ(hosts_.nft_tables(other).find("fabriclab"), std::string::npos)
+        << hosts_.nft_tables(other);
+    if (other == 0) {  // the lead still writes the recording of what ran
+      const nlohmann::json run = read_run_json(output(0));
+      ASSERT_FALSE(run.is_null()) << lead->output();
+      const auto& latency = scenario_in(run, "latency");
+      EXPECT_EQ(latency["status"], "failed");
+      EXPECT_NE(latency["message"].get<std::string>().find(TwoHosts::lab_addr(1)),
+                std::string::npos)
+          << latency;
+    }
+  }
+
+  TwoHosts hosts_;  // declared first: outlives the runners inside it
+  TempDir dir_;
+  std::string labs_;
+};
+
+TEST_F(HostModeTest, ReducedLabRunsAcrossTwoHostsAndImpairsOnlyLabTraffic) {
+  const std::string folder =
+      write_lab(labs_, kSmallTrainer,
+                scenario("clean", "", 90, 30) + scenario("latency", "delay 20ms", 90, 30));
+  // The follower first: hosts may start in any order.
+  auto follower = start_runner(1);
+  std::this_thread::sleep_for(1s);
+  auto lead = start_runner(0);
+
+  ASSERT_TRUE(wait_for_training(output(0), 120s, "ranks/latency"))
+      << lead->output() << follower->output();
+  const double mgmt_ms = hosts_.min_rtt_ms(0, TwoHosts::mgmt_addr(1));
+  const double lab_ms = hosts_.min_rtt_ms(0, TwoHosts::lab_addr(1));
+  // 20 ms as the packets arrive at each host: the round trip gains 40 ms.
+  EXPECT_GE(lab_ms, 38) << "lab traffic not delayed";
+  EXPECT_GE(mgmt_ms, 0) << "management address did not answer";
+  EXPECT_LT(mgmt_ms, 10) << "management traffic delayed too";
+
+  auto lead_status = lead->wait(180s);
+  auto follower_status = follower->wait(30s);
+  ASSERT_TRUE(lead_status.exited && follower_status.exited) << lead->output() << follower->output();
+  EXPECT_EQ(lead_status.code, 0) << lead->output();
+  EXPECT_EQ(follower_status.code, 0) << follower->output();
+
+  const nlohmann::json run = read_run_json(output(0));
+  ASSERT_FALSE(run.is_null()) << lead->output();
+  EXPECT_EQ(run["mode"], "host");
+  EXPECT_EQ(run["hosts"], nlohmann::json({TwoHosts::lab_addr(0), TwoHosts::lab_addr(1)}));
+  EXPECT_TRUE(read_run_json(output(1)).is_null()) << "only the lead writes run.json";
+  const auto& clean = scenario_in(run, "clean");
+  const auto& latency = scenario_in(run, "latency");
+  ASSERT_EQ(clean["status"], "completed") << lead->output();
+  ASSERT_EQ(latency["status"], "completed") << lead->output();
+  EXPECT_GT(latency["result"]["wall_s"].get<double>(), clean["result"]["wall_s"].get<double>());
+  EXPECT_EQ(latency["impairments"][0]["applied"].size(), 2u) << latency;  // one per host
+
+  const std::string dir = run_dir_in(output(0));
+  for (const char* name : {"clean", "latency"})
+    EXPECT_EQ(ranks_with_steps(dir + "/metrics.jsonl", name), std::set<int>({0, 1})) << name;
+  // Graded like a namespace-mode recording: it must be consistent.
+  const auto problems = grading::check_consistency(grading::load_lab(folder + "/lab.toml"),
+                                                   grading::load_recording(dir));
+  for (const auto& p : problems)
+    ADD_FAILURE() << p.scenario << " rank " << p.rank << ": " << p.message;
+  // Both interfaces are back to what they were.
+  for (int h = 0; h < 2; ++h) EXPECT_EQ(hosts_.nft_tables(h).find("fabriclab"), std::string::npos);
+}
+
+TEST_F(HostModeTest, AKilledFollowerLosesItsRulesAndTheLeadNamesIt) { kill_one_runner(1); }
+
+TEST_F(HostModeTest, AKilledLeadLosesItsRulesAndTheFollowerNamesIt) { kill_one_runner(0); }
+
+TEST_F(HostModeTest, BadHostListIsInputError) {
+  write_lab(labs_, kSmallTrainer, scenario("clean", "", 90, 30));
+  auto r = fabriclab::testing::run_command(
+      hosts_.inside(0, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output", output(0),
+                        "--hosts", "10.88.0.7,10.88.0.8", "--iface", hosts_.device(0)}));
+  EXPECT_EQ(r.status.code, 2) << r.output;
+  EXPECT_NE(r.output.find("none of the hosts"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(output(0)));
+}
+
+}  // namespace
+}  // namespace fabriclab::runner

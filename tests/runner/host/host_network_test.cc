@@ -1,0 +1,118 @@
+// Host mode without a network: who is which host, where each host impairs a
+// lab's links (only towards/from the other lab hosts), and how the lead
+// merges the hosts' outcomes into one recording-shaped outcome.
+#include "runner/host/host_network.h"
+
+#include <gtest/gtest.h>
+
+#include "common/input_error.h"
+#include "runner/host/host_outcomes.h"
+#include "runner/host/host_placement.h"
+
+namespace fabriclab::runner::host {
+namespace {
+
+HostPlacement three_hosts(int index, int ranks_per_host = 1) {
+  return {{"10.0.0.1", "10.0.0.2", "10.0.0.3"}, index, ranks_per_host};
+}
+
+TEST(HostPlacement, ParsesAndFindsItself) {
+  const auto hosts = parse_host_list("10.0.0.1,10.0.0.2");
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_EQ(find_own_host_index(hosts, {"127.0.0.1", "10.0.0.2"}), 1);
+  EXPECT_THROW(find_own_host_index(hosts, {"127.0.0.1"}), InputError);
+  EXPECT_THROW(parse_host_list("10.0.0.1"), InputError);
+  EXPECT_THROW(parse_host_list("10.0.0.1,,10.0.0.2"), InputError);
+  EXPECT_THROW(parse_host_list("10.0.0.1,10.0.0.1"), InputError);
+}
+
+TEST(HostNetwork, LocalRanksAreThisHostsSlice) {
+  HostNetwork net(three_hosts(1, 2), "eth1");
+  EXPECT_EQ(net.world_size(), 6);
+  EXPECT_EQ(net.master_addr(), "10.0.0.1");
+  const auto ranks = net.local_ranks();
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks[0].rank, 2);
+  EXPECT_EQ(ranks[1].rank, 3);
+  EXPECT_EQ(ranks[1].local_rank, 1);
+  EXPECT_EQ(ranks[1].bind_addr, "10.0.0.2");
+  EXPECT_EQ(ranks[1].netns_fd, -1);
+}
+
+TEST(HostNetwork, EgressImpairsOnlyTheSendingHostTowardsTheOthers) {
+  // Link r1 (host 1's traffic): host 1 impairs towards hosts 0 and 2; the others nothing.
+  const auto on_1 =
+      HostNetwork(three_hosts(1), "eth1").impairment_targets({1}, netem::Direction::kEgress);
+  ASSERT_EQ(on_1.size(), 1u);
+  EXPECT_EQ(on_1[0].device, "eth1");
+  EXPECT_EQ(on_1[0].peers, (std::vector<std::string>{"10.0.0.1", "10.0.0.3"}));
+  EXPECT_TRUE(HostNetwork(three_hosts(0), "eth1")
+                  .impairment_targets({1}, netem::Direction::kEgress)
+                  .empty());
+}
+
+TEST(HostNetwork, IngressImpairsArrivalsFromTheSendingHosts) {
+  const auto on_0 =
+      HostNetwork(three_hosts(0), "eth1").impairment_targets({1, 2}, netem::Direction::kIngress);
+  ASSERT_EQ(on_0.size(), 1u);
+  EXPECT_EQ(on_0[0].direction, netem::Direction::kIngress);
+  EXPECT_EQ(on_0[0].peers, (std::vector<std::string>{"10.0.0.2", "10.0.0.3"}));
+  // Its own traffic never arrives at itself over the wire.
+  EXPECT_TRUE(HostNetwork(three_hosts(1), "eth1")
+                  .impairment_targets({1}, netem::Direction::kIngress)
+                  .empty());
+}
+
+nlohmann::json event(const std::string& kind, double ts,
+                     nlohmann::json fields = nlohmann::json::object()) {
+  fields["event"] = kind;
+  fields["ts"] = ts;
+  fields["scenario"] = "latency";
+  return fields;
+}
+
+ScenarioOutcome outcome_of(const std::string& status, int rank, double t0) {
+  ScenarioOutcome o;
+  o.status = status;
+  o.started_unix_s = t0;
+  o.ended_unix_s = t0 + 10;
+  o.steps_planned = 5;
+  o.steps_completed = status == "completed" ? 5 : 3;
+  o.applied = {"userspace on eth1"};
+  o.events = {event("scenario_start", t0), event("step", t0 + 1, {{"rank", rank}}),
+              event("counters", t0 + 9, {{"retransmits", 2}, {"drops", 1}, {"link_bytes", 100}}),
+              event("scenario_end", t0 + 10, {{"status", status}})};
+  return o;
+}
+
+TEST(HostOutcomes, MergeKeepsEveryRanksEventsAndOneRunnerRecord) {
+  const HostPlacement p{{"10.0.0.1", "10.0.0.2"}, 0, 1};
+  ScenarioOutcome follower = outcome_from_json(outcome_to_json(outcome_of("stalled", 1, 100.5)));
+  const ScenarioOutcome merged = merge_outcomes({outcome_of("completed", 0, 100), follower}, p);
+  EXPECT_EQ(merged.status, "stalled");
+  EXPECT_EQ(merged.message.rfind("host 1 (10.0.0.2): ", 0), 0u) << merged.message;
+  EXPECT_EQ(merged.steps_completed, 3);
+  EXPECT_EQ(merged.started_unix_s, 100);
+  EXPECT_EQ(merged.ended_unix_s, 110.5);
+  EXPECT_EQ(merged.applied.size(), 2u);
+  int starts = 0, ends = 0, steps = 0;
+  for (const auto& e : merged.events) {
+    const std::string kind = e["event"];
+    starts += kind == "scenario_start";
+    ends += kind == "scenario_end";
+    steps += kind == "step";
+    if (kind == "counters") {
+      EXPECT_EQ(e["retransmits"], 4);
+    }
+    if (kind == "scenario_end") {
+      EXPECT_EQ(e["status"], "stalled");
+    }
+  }
+  EXPECT_EQ(starts, 1);
+  EXPECT_EQ(ends, 1);
+  EXPECT_EQ(steps, 2);
+  EXPECT_EQ(merged.events.back()["event"], "scenario_end");
+}
+
+}  // namespace
+}  // namespace fabriclab::runner::host
