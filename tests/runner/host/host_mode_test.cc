@@ -194,6 +194,27 @@ TEST_F(HostModeTest, AKilledFollowerLosesItsRulesAndTheLeadNamesIt) { kill_one_r
 
 TEST_F(HostModeTest, AKilledLeadLosesItsRulesAndTheFollowerNamesIt) { kill_one_runner(0); }
 
+// Ctrl-C on one host ends the run on every host after the current scenario:
+// the next scenario does not start anywhere, the lead records what ran.
+TEST_F(HostModeTest, CtrlCOnAFollowerEndsTheRunEverywhere) {
+  write_lab(labs_, kLongTrainer, scenario("clean", "", 90, 60) + scenario("next", "", 90, 60));
+  auto lead = start_runner(0);
+  auto follower = start_runner(1);
+  ASSERT_TRUE(wait_for_training(output(0), 90s, "ranks/clean"))
+      << lead->output() << follower->output();
+  follower->signal(SIGINT);
+  auto follower_status = follower->wait(30s);
+  auto lead_status = lead->wait(30s);
+  ASSERT_TRUE(follower_status.exited && lead_status.exited) << lead->output() << follower->output();
+  EXPECT_EQ(follower_status.code, 1) << follower->output();
+  EXPECT_EQ(lead_status.code, 1) << lead->output();
+  EXPECT_NE(follower->output().find("INTERRUPTED"), std::string::npos) << follower->output();
+  const nlohmann::json run = read_run_json(output(0));
+  ASSERT_FALSE(run.is_null()) << lead->output();
+  EXPECT_EQ(run["scenarios"].size(), 1u) << "the next scenario started\n" << lead->output();
+  EXPECT_NE(scenario_in(run, "clean")["status"], "completed");
+}
+
 TEST_F(HostModeTest, BadHostListIsInputError) {
   write_lab(labs_, kSmallTrainer, scenario("clean", "", 90, 30));
   auto r = fabriclab::testing::run_command(
