@@ -60,12 +60,13 @@ std::vector<std::string> parse_host_list(const std::string& text) {
   return hosts;
 }
 
-std::set<std::string> local_ipv4_addresses() {
+std::set<std::string> local_ipv4_addresses(const std::string& device) {
   std::set<std::string> addresses;
   ifaddrs* list = nullptr;
   if (::getifaddrs(&list) != 0) return addresses;
   for (ifaddrs* entry = list; entry != nullptr; entry = entry->ifa_next) {
-    if (entry->ifa_addr != nullptr && entry->ifa_addr->sa_family == AF_INET)
+    if (entry->ifa_addr != nullptr && entry->ifa_addr->sa_family == AF_INET &&
+        (device.empty() || device == entry->ifa_name))
       addresses.insert(ipv4_text(entry->ifa_addr));
   }
   ::freeifaddrs(list);

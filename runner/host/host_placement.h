@@ -35,8 +35,9 @@ struct HostPlacement {
 // no duplicates (after resolving).
 std::vector<std::string> parse_host_list(const std::string& text);
 
-// Every IPv4 address of this machine (its network namespace), from getifaddrs.
-std::set<std::string> local_ipv4_addresses();
+// Every IPv4 address of this machine (its network namespace), from getifaddrs;
+// with `device`, only that interface's.
+std::set<std::string> local_ipv4_addresses(const std::string& device = "");
 
 // The place in `hosts` of the one entry that is an address of this machine.
 // InputError when none or several match (then --host-index is the way out).

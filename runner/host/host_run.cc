@@ -70,6 +70,12 @@ class HostLabRun {
         network_(placement_, options.iface) {
     if (::if_nametoindex(options.iface.c_str()) == 0)
       throw InputError("--iface " + options.iface + ": no such interface on this machine");
+    // The impairment goes on --iface: a wrong name would put it on another
+    // interface (the management one, say) while lab traffic goes untouched.
+    if (local_ipv4_addresses(options.iface).count(placement_.self()) == 0)
+      throw InputError("--iface " + options.iface + ": this host's lab address " +
+                       placement_.self() +
+                       " is not on it; give the interface that carries it (ip -br addr)");
   }
 
   int run() {

@@ -215,13 +215,20 @@ TEST_F(HostModeTest, CtrlCOnAFollowerEndsTheRunEverywhere) {
   EXPECT_NE(scenario_in(run, "clean")["status"], "completed");
 }
 
-TEST_F(HostModeTest, BadHostListIsInputError) {
+TEST_F(HostModeTest, BadHostListOrInterfaceIsInputError) {
   write_lab(labs_, kSmallTrainer, scenario("clean", "", 90, 30));
-  auto r = fabriclab::testing::run_command(
-      hosts_.inside(0, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output", output(0),
-                        "--hosts", "10.88.0.7,10.88.0.8", "--iface", hosts_.device(0)}));
+  auto run = [&](const std::string& hosts, const std::string& iface) {
+    return fabriclab::testing::run_command(
+        hosts_.inside(0, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output", output(0),
+                          "--hosts", hosts, "--iface", iface}));
+  };
+  auto r = run("10.88.0.7,10.88.0.8", hosts_.device(0));
   EXPECT_EQ(r.status.code, 2) << r.output;
   EXPECT_NE(r.output.find("none of the hosts"), std::string::npos) << r.output;
+  // The lab address is on laba, not lo: impairing lo would miss the lab traffic.
+  r = run(TwoHosts::hosts(), "lo");
+  EXPECT_EQ(r.status.code, 2) << r.output;
+  EXPECT_NE(r.output.find("is not on it"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(output(0)));
 }
 
