@@ -36,7 +36,37 @@ std::unique_ptr<c10d::TCPStore> open_store(const std::string& lead, int port, bo
 
 std::vector<uint8_t> bytes_of(const std::string& text) { return {text.begin(), text.end()}; }
 
+bool is_timeout(const std::string& what) {
+  return what.find("Timeout") != std::string::npos || what.find("timed out") != std::string::npos;
+}
+
 }  // namespace
+
+template <typename Request>
+auto ControlStore::request(Request run) {
+  // The store's traffic crosses the lab link, so a scenario's impairment
+  // (up to loss 100%) can swallow a request. A timed-out request is retried
+  // on a fresh connection (the late answer to the old one must not be read
+  // as the answer to the next) for up to kRetryWindow; any other failure,
+  // or a timeout beyond that, is thrown with its first line only (c10d
+  // appends a stack trace).
+  const auto give_up = Clock::now() + kRetryWindow;
+  while (true) {
+    try {
+      return run(*client_);
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      what = what.substr(0, what.find('\n'));
+      if (!is_timeout(what) || Clock::now() > give_up) throw std::runtime_error(what);
+      spdlog::debug("control store: {}; reconnecting", what);
+      try {
+        client_ = open_store(placement_.lead(), port_, false, kRequestTimeout);
+      } catch (const std::exception&) {
+        // still unreachable: the next attempt times out again, or succeeds
+      }
+    }
+  }
+}
 
 ControlStore::ControlStore(const HostPlacement& placement, int port,
                            std::chrono::milliseconds connect_timeout)
@@ -57,14 +87,20 @@ std::unique_ptr<ControlStore> ControlStore::another_client() const {
 }
 
 void ControlStore::set_json(const std::string& key, const nlohmann::json& value) {
-  client_->set(key, bytes_of(value.dump()));
+  const std::vector<uint8_t> bytes = bytes_of(value.dump());
+  request([&](c10d::TCPStore& store) {
+    store.set(key, bytes);
+    return true;
+  });
 }
 
-bool ControlStore::has(const std::string& key) { return client_->check({key}); }
+bool ControlStore::has(const std::string& key) {
+  return request([&](c10d::TCPStore& store) { return store.check({key}); });
+}
 
 std::optional<nlohmann::json> ControlStore::try_get_json(const std::string& key) {
   if (!has(key)) return std::nullopt;
-  const std::vector<uint8_t> bytes = client_->get(key);
+  const std::vector<uint8_t> bytes = request([&](c10d::TCPStore& store) { return store.get(key); });
   return nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
 }
 
@@ -87,7 +123,7 @@ nlohmann::json ControlStore::wait_json(const std::string& key, std::chrono::mill
 }
 
 int64_t ControlStore::add(const std::string& key, int64_t delta) {
-  return client_->add(key, delta);
+  return client_->add(key, delta);  // not retried (the heartbeat's): a retry could count twice
 }
 
 void ControlStore::barrier(const std::string& name, std::chrono::milliseconds timeout,

@@ -17,6 +17,8 @@
 // socket); another_client() gives a second thread its own connection.
 // Errors: std::runtime_error naming the lead and port when the store cannot
 // be reached; the waits throw std::runtime_error naming what they waited for.
+// The store's traffic crosses the (impaired) lab link: requests that time out
+// are retried on a fresh connection for up to kRetryWindow.
 #pragma once
 
 #include <chrono>
@@ -36,6 +38,9 @@ namespace fabriclab::runner::host {
 
 class ControlStore {
  public:
+  // How long a request swallowed by an impaired link is retried (request()).
+  static constexpr std::chrono::seconds kRetryWindow{30};
+
   // The lead starts the server and connects to it; a follower connects,
   // retrying for up to `connect_timeout` (the lead may start later).
   ControlStore(const HostPlacement& placement, int port, std::chrono::milliseconds connect_timeout);
@@ -64,6 +69,8 @@ class ControlStore {
 
  private:
   ControlStore(const HostPlacement& placement, int port);  // client of an existing server
+  template <typename Request>
+  auto request(Request run);
   HostPlacement placement_;
   int port_;
   std::unique_ptr<c10d::TCPStore> server_;  // the lead's; owns the listening socket

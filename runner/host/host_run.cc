@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <thread>
 
 #include "common/input_error.h"
 #include "runner/host/control_store.h"
@@ -35,6 +36,9 @@ constexpr seconds kJoinTimeout{300};
 // covers teardown and a lead still collecting outcomes.
 constexpr seconds kOutcomeSlack{60};
 constexpr seconds kPeerSilentLimit{10};
+// Barrier polls come every 100 ms: a second covers the last one's answer.
+constexpr std::chrono::milliseconds kSettle{1000};
+constexpr seconds kGoodbyeTimeout{15};
 
 HostPlacement place(const HostRunOptions& options, const LabDefinition& lab) {
   HostPlacement p;
@@ -121,11 +125,17 @@ class HostLabRun {
         store_->barrier(key + "/start", longest_deadline() + kOutcomeSlack,
                         "before scenario " + s.name, stop_reason());
       } catch (const std::exception& e) {
-        stop_run(console, e.what());
+        stop_run(console, store_failure(e));
         exit_code = 1;
         break;
       }
+      // Let every host's last barrier request come back before any host
+      // impairs the link it travels on.
+      std::this_thread::sleep_for(kSettle);
       recording.begin_scenario(s);
+      if (s.spec)
+        watch_->set_silent_limit(
+            std::max(kPeerSilentLimit, seconds(static_cast<int64_t>(s.deadline_s))));
       ScenarioContext context{&lab_,
                               &network_,
                               backend.get(),
@@ -135,6 +145,9 @@ class HostLabRun {
                               options_.port + 1 + static_cast<int>(i),
                               [this] { return watch_->problem(); }};
       ScenarioOutcome outcome = run_scenario(context, s);
+      // Our impairment is gone: from here on silence means a lost host again
+      // (the others' impairments end at about the same time as ours).
+      if (s.spec) watch_->set_silent_limit(kPeerSilentLimit);
       if (placement_.is_lead())
         outcome = collect(key, s, std::move(outcome));
       else
@@ -151,6 +164,7 @@ class HostLabRun {
       }
     }
     watch_.reset();
+    say_goodbye();
     if (placement_.is_lead()) {
       recording.finish(options_.lab.charts_in_terminal);
     } else {
@@ -244,6 +258,36 @@ class HostLabRun {
         if (event.value("event", "") == "scenario_end") event["message"] = lost;
     }
     return merged;
+  }
+
+  // What a failed wait for the other hosts means: a timeout or a lost host
+  // says so itself; any other failure of the store is the lead's.
+  std::string store_failure(const std::exception& e) const {
+    const std::string what = e.what();
+    if (placement_.is_lead() || what.rfind("lost ", 0) == 0 ||
+        what.find(" within ") != std::string::npos)
+      return what;
+    return "lost the lead, " + placement_.describe(0) + ": the control store fails (" + what + ")";
+  }
+
+  // The lead's runner serves the store: it leaves last, so that no follower
+  // still holds a connection when the server goes (c10d 1.13's client then
+  // aborts the process from its listener thread). Followers say "done" and
+  // drop their connection; the lead waits for them, briefly.
+  void say_goodbye() {
+    try {
+      if (!placement_.is_lead()) {
+        store_->set_json("done/" + std::to_string(placement_.index), true);
+        store_.reset();
+        return;
+      }
+      if (!run_problem_.empty()) return;  // a host is lost: nobody to wait for
+      for (int h = 1; h < static_cast<int>(placement_.hosts.size()); ++h)
+        store_->wait_json("done/" + std::to_string(h), kGoodbyeTimeout, "goodbye");
+      std::this_thread::sleep_for(kSettle);  // their connections close after the key
+    } catch (const std::exception& e) {
+      spdlog::debug("host mode: goodbye: {}", e.what());
+    }
   }
 
   seconds longest_deadline() const {

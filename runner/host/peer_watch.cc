@@ -49,8 +49,21 @@ void PeerWatch::beat() {
     if (stop) stop_word_ = stop->get<std::string>();
   } catch (const std::exception& e) {
     std::string what = e.what();
-    std::lock_guard<std::mutex> lock(mutex_);
-    store_error_ = what.substr(0, what.find('\n'));
+    what = what.substr(0, what.find('\n'));
+    // A request that timed out is silence (an impaired or cut link), which
+    // the silence clock judges; a refused or reset connection means the
+    // lead's runner, which serves the store, is gone.
+    if (what.find("Timeout") == std::string::npos && what.find("timed out") == std::string::npos) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      store_error_ = what;
+    }
+    // The answer to a timed-out request may still come and be taken for
+    // the next one's: start over on a fresh connection.
+    try {
+      store_ = store_->another_client();
+    } catch (const std::exception&) {
+      // unreachable for now; the next beat tries again on the old one
+    }
   }
 }
 
@@ -69,6 +82,12 @@ std::string PeerWatch::problem() const {
   }
   if (!stop_word_.empty()) return stop_word_;
   return "";
+}
+
+void PeerWatch::set_silent_limit(std::chrono::seconds limit) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  silent_limit_ = limit;
+  for (auto& seen : last_seen_) seen = Clock::now();
 }
 
 }  // namespace fabriclab::runner::host

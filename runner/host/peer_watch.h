@@ -2,8 +2,9 @@
 // counter in the control store ("alive/<host index>") every kBeatInterval
 // and reads the others'. A host whose counter has not moved for
 // `silent_limit` is lost (it is down, its runner was killed, or the network
-// between us is cut); so is the lead, for a follower whose requests to the
-// store fail (the lead's runner, which serves the store, is gone).
+// between us is cut); so is the lead, for a follower whose connection to the
+// store is refused or reset (the lead's runner, which serves it, is gone).
+// A request that times out counts as silence, and the next beat reconnects.
 // A runner that ends the run early leaves its reason under "run/stop"
 // (host_run.cc); the others see it here.
 //
@@ -11,7 +12,14 @@
 // so a lost peer ends the scenario within about `silent_limit`, well inside
 // any lab's deadline, with a message naming the host.
 //
-// Thread safety: problem() from any thread. The destructor
+// The heartbeats travel between the lab addresses, so a scenario's
+// impairment hits them too: under `loss 100%` every host falls silent. For
+// an impaired scenario the runner therefore raises the limit to the
+// scenario's deadline (set_silent_limit()); the lab's own watchdog (stall,
+// deadline) still ends the scenario, and a host really lost is then named
+// at the deadline at the latest.
+//
+// Thread safety: problem() and set_silent_limit() from any thread. The destructor
 // stops and joins the thread (at most one store request, ~kRequestTimeout).
 #pragma once
 
@@ -37,6 +45,9 @@ class PeerWatch {
 
   // "" while all is well; else one sentence naming the host and what happened.
   std::string problem() const;
+  // Changes the limit and restarts every host's silence clock (we just heard
+  // from all of them, or are about to give them a new chance).
+  void set_silent_limit(std::chrono::seconds limit);
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -45,7 +56,7 @@ class PeerWatch {
 
   std::unique_ptr<ControlStore> store_;
   const HostPlacement placement_;
-  const std::chrono::seconds silent_limit_;
+  std::chrono::seconds silent_limit_;  // guarded by mutex_
   mutable std::mutex mutex_;
   std::vector<int64_t> last_count_;
   std::vector<Clock::time_point> last_seen_;

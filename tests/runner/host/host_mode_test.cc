@@ -5,9 +5,10 @@
 // recording must hold both ranks' events and pass the grader's consistency
 // check like a namespace-mode one; while impaired, only lab traffic is
 // delayed (ping to the peer's lab address slow, to its management address on
-// the same interface not); and after a SIGKILL of either runner its rules
-// are gone within seconds (owned by its netlink socket) while the other
-// runner ends naming the lost host.
+// the same interface not); a scenario that cuts the link (and the control
+// store's traffic with it) stalls like in namespace mode; after a SIGKILL of either runner its
+// rules are gone within seconds (owned by its netlink socket) while the other runner ends naming
+// the lost host.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -145,7 +146,9 @@ class HostModeTest : public ::testing::Test {
 TEST_F(HostModeTest, ReducedLabRunsAcrossTwoHostsAndImpairsOnlyLabTraffic) {
   const std::string folder =
       write_lab(labs_, kSmallTrainer,
-                scenario("clean", "", 90, 30) + scenario("latency", "delay 20ms", 90, 30));
+                scenario("clean", "", 90, 30) + scenario("latency", "delay 20ms", 90, 30) +
+                    // Cuts the control store's traffic too: a stall, not a lost host.
+                    scenario("stuck", "loss 100%", 40, 8));
   // The follower first: hosts may start in any order.
   auto follower = start_runner(1);
   std::this_thread::sleep_for(1s);
@@ -177,6 +180,7 @@ TEST_F(HostModeTest, ReducedLabRunsAcrossTwoHostsAndImpairsOnlyLabTraffic) {
   ASSERT_EQ(latency["status"], "completed") << lead->output();
   EXPECT_GT(latency["result"]["wall_s"].get<double>(), clean["result"]["wall_s"].get<double>());
   EXPECT_EQ(latency["impairments"][0]["applied"].size(), 2u) << latency;  // one per host
+  EXPECT_EQ(scenario_in(run, "stuck")["status"], "stalled") << lead->output();
 
   const std::string dir = run_dir_in(output(0));
   for (const char* name : {"clean", "latency"})
