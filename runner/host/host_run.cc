@@ -3,6 +3,7 @@
 #include <net/if.h>
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -112,7 +113,7 @@ class HostLabRun {
                                  {"hosts", placement_.hosts},
                                  {"ranks_per_host", placement_.ranks_per_host},
                                  {"iface", options_.iface},
-                                 {"privileges", "root"},
+                                 {"privileges", ::geteuid() == 0 ? "root" : "user"},
                                  {"backend", backend ? backend->name() : "none"},
                                  {"backend_why", backend_why}});
     watch_ = std::make_unique<PeerWatch>(store_->another_client(), kPeerSilentLimit);
