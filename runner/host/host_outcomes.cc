@@ -5,9 +5,11 @@
 namespace fabriclab::runner::host {
 namespace {
 
+// An interruption (Ctrl-C on some host) wins: the other hosts' ranks then
+// fail because their peer stopped, which is its consequence, not its cause.
 int severity(const std::string& status) {
-  if (status == "failed") return 4;
-  if (status == "interrupted") return 3;
+  if (status == "interrupted") return 4;
+  if (status == "failed") return 3;
   if (status == "stalled") return 2;
   if (status == "deadline") return 1;
   return 0;  // completed

@@ -6,7 +6,7 @@
 //
 // Merging, host by host in host order:
 //   status    completed only if every host completed; else the first host's
-//             that did not, by severity (failed, interrupted, stalled,
+//             that did not, by severity (interrupted: its cause; failed, stalled,
 //             deadline), its message prefixed with the host's name;
 //   steps     completed: the fewest any host completed; planned: the most;
 //   times     started: earliest; ended: latest;

@@ -200,24 +200,33 @@ TEST_F(HostModeTest, AKilledLeadLosesItsRulesAndTheFollowerNamesIt) { kill_one_r
 
 // Ctrl-C on one host ends the run on every host after the current scenario:
 // the next scenario does not start anywhere, the lead records what ran.
-TEST_F(HostModeTest, CtrlCOnAFollowerEndsTheRunEverywhere) {
+class HostModeCtrlCTest : public HostModeTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(HostModeCtrlCTest, EndsTheRunEverywhere) {
+  const int interrupted = GetParam();
   write_lab(labs_, kLongTrainer, scenario("clean", "", 90, 60) + scenario("next", "", 90, 60));
   auto lead = start_runner(0);
   auto follower = start_runner(1);
+  ChildProcess* runner[2] = {lead.get(), follower.get()};
   ASSERT_TRUE(wait_for_training(output(0), 90s, "ranks/clean"))
       << lead->output() << follower->output();
-  follower->signal(SIGINT);
-  auto follower_status = follower->wait(30s);
-  auto lead_status = lead->wait(30s);
-  ASSERT_TRUE(follower_status.exited && lead_status.exited) << lead->output() << follower->output();
-  EXPECT_EQ(follower_status.code, 1) << follower->output();
-  EXPECT_EQ(lead_status.code, 1) << lead->output();
-  EXPECT_NE(follower->output().find("INTERRUPTED"), std::string::npos) << follower->output();
+  runner[interrupted]->signal(SIGINT);
+  auto interrupted_status = runner[interrupted]->wait(30s);
+  auto other_status = runner[1 - interrupted]->wait(30s);
+  ASSERT_TRUE(interrupted_status.exited && other_status.exited)
+      << lead->output() << follower->output();
+  EXPECT_EQ(interrupted_status.code, 1) << runner[interrupted]->output();
+  EXPECT_EQ(other_status.code, 1) << runner[1 - interrupted]->output();
+  EXPECT_NE(runner[interrupted]->output().find("INTERRUPTED"), std::string::npos)
+      << runner[interrupted]->output();
   const nlohmann::json run = read_run_json(output(0));
   ASSERT_FALSE(run.is_null()) << lead->output();
   EXPECT_EQ(run["scenarios"].size(), 1u) << "the next scenario started\n" << lead->output();
-  EXPECT_NE(scenario_in(run, "clean")["status"], "completed");
+  EXPECT_EQ(scenario_in(run, "clean")["status"], "interrupted") << lead->output();
 }
+
+INSTANTIATE_TEST_SUITE_P(OnEitherHost, HostModeCtrlCTest, ::testing::Values(0, 1),
+                         [](const auto& info) { return info.param == 0 ? "Lead" : "Follower"; });
 
 TEST_F(HostModeTest, BadHostListOrInterfaceIsInputError) {
   write_lab(labs_, kSmallTrainer, scenario("clean", "", 90, 30));
