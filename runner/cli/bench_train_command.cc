@@ -27,6 +27,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/free_port.h"
 #include "common/input_error.h"
 #include "runner/bench/step_rate.h"
 #include "runner/cli/bench_parent.h"
@@ -96,25 +97,6 @@ class TempDir {
   fs::path path_;
 };
 
-// A loopback port nobody listens on now (the kernel's pick). Rank 0's
-// TCPStore binds it a moment later; a race with another program is possible
-// but rare, and shows as a rendezvous error.
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw std::runtime_error("socket() failed");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    throw std::runtime_error("cannot find a free loopback port");
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
 std::string tail_of(const std::string& path, size_t max_chars = 1500) {
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -144,7 +126,7 @@ std::vector<std::string> rank_argv(Side side, const Config& c, const BenchTrainO
 // Launches the N ranks of one side, waits for all, and times them.
 runner::StepRate run_side(Side side, const Config& c, const BenchTrainOptions& o,
                           const TempDir& dir, int run) {
-  const int port = free_loopback_port();
+  const int port = fabriclab::free_loopback_port();
   std::vector<Process> ranks;
   std::vector<std::string> metrics, logs;
   for (int r = 0; r < o.world_size; ++r) {

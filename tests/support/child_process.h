@@ -52,9 +52,6 @@ RunResult run_command(const std::vector<std::string>& argv,
                       const std::map<std::string, std::string>& env = {},
                       std::chrono::milliseconds limit = std::chrono::seconds(60));
 
-// A TCP port nobody listens on right now (bind to port 0, read, close).
-int free_tcp_port();
-
 // A fresh directory under $TMPDIR, removed by the caller if it wants.
 std::string make_temp_dir(const std::string& prefix);
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "common/free_port.h"
 #include "tests/support/child_process.h"
 #include "tests/trainer/metrics_reader.h"
 
@@ -17,7 +18,7 @@ using namespace std::chrono_literals;
 class RankGroup {
  public:
   RankGroup(int world_size, std::vector<std::string> train_args, int launch_ranks = -1)
-      : dir_(make_temp_dir("ranks")), port_(free_tcp_port()) {
+      : dir_(make_temp_dir("ranks")), port_(fabriclab::free_loopback_port()) {
     if (launch_ranks < 0) launch_ranks = world_size;
     for (int rank = 0; rank < launch_ranks; ++rank) {
       std::vector<std::string> argv = {FABRICLAB_BINARY, "train", "--data", "synthetic",
