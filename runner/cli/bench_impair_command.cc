@@ -35,6 +35,7 @@
 #include <thread>
 
 #include "common/input_error.h"
+#include "common/ping_output.h"
 #include "common/scoped_netns.h"
 #include "netem/impairment.h"
 #include "netem/netlink/netem_probe.h"
@@ -107,16 +108,6 @@ std::string run_client(const std::vector<std::string>& argv, int netns_fd,
                              std::to_string(timeout.count()) + " s: " + read_file(out_path));
   }
   return read_file(out_path);
-}
-
-std::vector<double> ping_rtts_ms(const std::string& output) {
-  std::vector<double> v;
-  static const std::regex time_re(R"(time=([\d.]+) ms)");
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), time_re);
-       it != std::sregex_iterator(); ++it) {
-    v.push_back(std::stod((*it)[1]));
-  }
-  return v;
 }
 
 double quantile(std::vector<double> v, double q) {

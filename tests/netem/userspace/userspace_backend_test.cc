@@ -10,10 +10,10 @@
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <thread>
 
 #include "common/input_error.h"
+#include "common/ping_output.h"
 #include "netem/spec_parse.h"
 #include "netem/userspace/userspace_backend.h"
 #include "tests/netem/userspace/veth_lab.h"
@@ -30,17 +30,6 @@ int thread_count() {
   while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
   closedir(d);
   return n;
-}
-
-// Per-packet RTTs (ms) from ping's "time=X ms" lines.
-std::vector<double> rtts_ms(const std::string& output) {
-  std::vector<double> v;
-  static const std::regex time_re(R"(time=([\d.]+) ms)");
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), time_re);
-       it != std::sregex_iterator(); ++it) {
-    v.push_back(std::stod((*it)[1]));
-  }
-  return v;
 }
 
 double median(std::vector<double> v) {
@@ -70,7 +59,7 @@ class UserspaceBackendTest : public ::testing::Test {
     CommandResult r = lab_->in_a("ping -n -c " + std::to_string(count) + " -i " + interval +
                                  " -W 2 " + VethLab::kAddrB);
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    return rtts_ms(r.output);
+    return fabriclab::ping_rtts_ms(r.output);
   }
 
   // iperf3 for 2 s from a to b; bits/s received.
