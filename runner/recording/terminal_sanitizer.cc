@@ -276,6 +276,17 @@ void TerminalSanitizer::c1(unsigned char code, std::string& out) {
   }
 }
 
+void TerminalSanitizer::finish_sequence(bool keep, unsigned char final_byte, std::string& out) {
+  if (keep) {
+    out += sequence_;
+    out += static_cast<char>(final_byte);
+  } else {
+    drop();
+  }
+  state_ = State::kGround;
+  sequence_.clear();
+}
+
 void TerminalSanitizer::escape_final(unsigned char byte, std::string& out) {
   const std::string intermediates = sequence_.substr(1);
   bool keep = false;
@@ -284,14 +295,7 @@ void TerminalSanitizer::escape_final(unsigned char byte, std::string& out) {
   } else if (intermediates == "(" || intermediates == ")") {
     keep = (byte == 'B' || byte == '0');  // G0/G1 = ASCII or DEC line drawing
   }
-  if (keep) {
-    out += sequence_;
-    out += static_cast<char>(byte);
-  } else {
-    drop();
-  }
-  state_ = State::kGround;
-  sequence_.clear();
+  finish_sequence(keep, byte, out);
 }
 
 void TerminalSanitizer::csi_final(unsigned char byte, std::string& out) {
@@ -306,14 +310,7 @@ void TerminalSanitizer::csi_final(unsigned char byte, std::string& out) {
   } else if (byte == 'h' || byte == 'l') {
     keep = (body == "?25" || body == "?7");  // cursor visibility, autowrap
   }
-  if (keep) {
-    out += sequence_;
-    out += static_cast<char>(byte);
-  } else {
-    drop();
-  }
-  state_ = State::kGround;
-  sequence_.clear();
+  finish_sequence(keep, byte, out);
 }
 
 }  // namespace fabriclab::runner

@@ -72,6 +72,8 @@ class TerminalSanitizer {
   void c1(unsigned char code, std::string& out);  // code in 0x80..0x9F
   void escape_final(unsigned char byte, std::string& out);
   void csi_final(unsigned char byte, std::string& out);
+  // Emits the sequence with its final byte, or counts it removed; back to ground.
+  void finish_sequence(bool keep, unsigned char final_byte, std::string& out);
   void drop() { ++removed_; }
   void abandon();
 
