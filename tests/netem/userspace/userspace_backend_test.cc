@@ -153,6 +153,10 @@ TEST_F(UserspaceBackendTest, ClearRestoresTheLinkAndLeavesNothing) {
   EXPECT_GE(median(ping_rtts(5)), 50.0);
 
   applied.reset();
+  // The worker is joined by now, but the kernel may list the exited task in
+  // /proc/self/task for a moment after the join returns: give it up to 1 s.
+  for (int i = 0; i < 100 && thread_count() != threads_before; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(thread_count(), threads_before);
   EXPECT_FALSE(has_our_table()) << lab_->in_a("nft list ruleset").output;
   EXPECT_FALSE(has_bound_queue());
