@@ -10,6 +10,9 @@ packages=(
   # libraries
   libtorch-dev libgloo-dev libmnl-dev libnetfilter-queue-dev libnftnl-dev libcli11-dev libspdlog-dev
   libgtest-dev libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev
+  # oneDNN's headers: the trainer's dense layers call its sgemm (libtorch
+  # already links the library; trainer/dense_layer.h says why)
+  libdnnl-dev
   # an optimized BLAS behind libblas.so.3 (Debian alternatives): the reference
   # BLAS that libtorch-dev pulls in is ~5x slower; OpenMP flavour so it obeys
   # the trainer's --threads

@@ -5,13 +5,18 @@
 //              785*width + (width+1)*width + (width+1)*10, so `width` dials the
 //              gradient size: width 128 = 118,282 params = 473 KB of fp32
 //              gradient; width 2560 = 8.6 M params = 34 MB.
-// cnn:         conv(1->16, 5x5) pool conv(16->32, 5x5) pool -> 128 -> 10.
+// cnn:         conv(1->16, 5x5) pool conv(16->32, 5x5) pool -> width -> 10.
+//
+// The fully connected layers are Dense (dense_layer.h): nn::Linear's
+// parameters and initialisation, with oneDNN or libtorch's BLAS underneath.
 #pragma once
 
 #include <torch/nn/modules/container/sequential.h>
 
 #include <cstdint>
 #include <string>
+
+#include "trainer/dense_layer.h"
 
 namespace fabriclab::trainer {
 
@@ -22,7 +27,7 @@ ModelKind parse_model_kind(const std::string& word);
 std::string model_kind_name(ModelKind kind);
 
 // `width` applies to the MLP's hidden layers and the CNN's dense layer.
-torch::nn::Sequential make_model(ModelKind kind, int64_t width);
+torch::nn::Sequential make_model(ModelKind kind, int64_t width, Gemm gemm = Gemm::kOnednn);
 
 // Number of trainable scalars; gradient bytes = params * 4 (fp32).
 int64_t count_parameters(const torch::nn::Sequential& model);

@@ -133,7 +133,7 @@ void run_training(const TrainOptions& o) {
                                            : load_idx_dataset(o.data_dir.empty() ? kDefaultDataDir
                                                                                  : o.data_dir);
   MetricsWriter metrics(o.metrics_path, rv.rank);
-  torch::nn::Sequential model = make_model(o.model, o.width);
+  torch::nn::Sequential model = make_model(o.model, o.width, o.gemm);
   const int64_t params = count_parameters(model);
 
   c10::intrusive_ptr<c10d::ProcessGroup> group;
@@ -163,6 +163,8 @@ void run_training(const TrainOptions& o) {
                bucket_bytes.size());
   spdlog::info("rank {}: data {}: {} train / {} test images; {} steps of {} per rank", rv.rank,
                data.description, data.train.size(), data.test.size(), total_steps, o.batch);
+  spdlog::info("rank {}: dense layers on {}, {} intra-op thread(s)", rv.rank,
+               describe_gemm(o.gemm), o.threads);
   metrics.write("start", {{"world_size", rv.world_size},
                           {"model", model_kind_name(o.model)},
                           {"width", o.width},
@@ -172,7 +174,8 @@ void run_training(const TrainOptions& o) {
                           {"batch", o.batch},
                           {"steps", total_steps},
                           {"dataset", data.description},
-                          {"threads", o.threads}});
+                          {"threads", o.threads},
+                          {"gemm", gemm_name(o.gemm)}});
 
   torch::optim::SGD optimizer(model->parameters(),
                               torch::optim::SGDOptions(o.lr).momentum(o.momentum));

@@ -25,6 +25,7 @@ struct TrainOptions {
   double momentum = 0.9;
   uint64_t seed = 1;
   int threads = 1;     // intra-op threads
+  Gemm gemm = Gemm::kOnednn;  // what multiplies the dense layers' matrices
   int64_t eval_every = 0;  // 0 = only after the last step
   int64_t log_every = 50;  // progress line every N steps
   std::string data_dir;    // "" = the Debian package's folder; "synthetic" = generated

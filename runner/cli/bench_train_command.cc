@@ -34,6 +34,7 @@
 #include "runner/cli/commands.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/process/process.h"
+#include "trainer/dense_layer.h"
 
 namespace fabriclab::cli {
 namespace {
@@ -53,6 +54,7 @@ struct BenchTrainOptions {
   std::string python = "/usr/bin/python3";  // Debian's, where python3-torch lives
   std::string script = std::string(FABRICLAB_SOURCE_DIR) + "/trainer/bench/ddp_baseline.py";
   bool ddp_bucket_view = false;  // DDP(gradient_as_bucket_view=True); DDP's default is False
+  std::string gemm = "onednn";    // fabriclab's --gemm
   std::string trainer = "/proc/self/exe";  // the fabriclab binary whose `train` runs
   std::string preset;                      // "" or "issue"
   int timeout_s = 600;                     // per run of N ranks
@@ -114,7 +116,8 @@ std::vector<std::string> rank_argv(Side side, const Config& c, const BenchTrainO
                                            "--timeout", "120"};
   std::vector<std::string> argv;
   if (side == Side::kFabriclab) {
-    argv = {o.trainer, "train", "--data", "synthetic", "--iface", "lo", "--log-every", "0"};
+    argv = {o.trainer, "train", "--data", "synthetic", "--iface", "lo", "--log-every", "0",
+            "--gemm", o.gemm};
   } else {
     argv = {o.python, o.script, "--warmup", std::to_string(o.warmup)};
     if (o.ddp_bucket_view) argv.push_back("--gradient-as-bucket-view");
@@ -209,6 +212,10 @@ void run_bench(const BenchTrainOptions& o) {
     throw InputError("--ddp-script " + o.script + ": no such file (trainer/bench/ddp_baseline.py)");
   }
   const std::vector<Config> configs = configs_of(o);
+  // Where a difference comes from: at large batches the step is matrix products.
+  const std::string fabriclab_gemm = trainer::describe_gemm(trainer::parse_gemm(o.gemm));
+  const std::string ddp_gemm = trainer::describe_gemm(trainer::Gemm::kTorch);
+  spdlog::info("dense layers: fabriclab on {}; DDP on {}", fabriclab_gemm, ddp_gemm);
   TempDir dir;
   struct Row {
     std::vector<double> fab, ddp;
@@ -241,6 +248,8 @@ void run_bench(const BenchTrainOptions& o) {
       "gradient_as_bucket_view=%s\n\n",
       o.world_size, o.threads, static_cast<long long>(o.steps), static_cast<long long>(o.warmup),
       o.repeat, o.ddp_bucket_view ? "True" : "False");
+  std::printf("dense layers: fabriclab on %s; DDP on %s\n\n", fabriclab_gemm.c_str(),
+              ddp_gemm.c_str());
   std::printf("%-30s %-18s %10s %9s %16s %12s %7s %8s %s\n", "config", "model", "params", "grad MB",
               "fabriclab st/s", "DDP st/s", "ratio", "target", "result");
   for (size_t i = 0; i < configs.size(); ++i) {
@@ -304,6 +313,11 @@ void add_bench_train_command(CLI::App& app) {
   cmd->add_flag("--ddp-bucket-view", o->ddp_bucket_view,
                 "Run DDP with gradient_as_bucket_view=True (as fabriclab; DDP's default copies "
                 "gradients into and out of its buckets)");
+  cmd->add_option("--gemm", o->gemm,
+                  "fabriclab's --gemm: onednn, or torch for the same BLAS as DDP (the same math "
+                  "on the same kernels: what is left is the frameworks' own overhead)")
+      ->check(CLI::IsMember({"onednn", "torch"}))
+      ->capture_default_str();
   cmd->add_option("--trainer", o->trainer, "fabriclab binary to benchmark (e.g. an older build)")
       ->check(CLI::ExistingFile)
       ->capture_default_str();

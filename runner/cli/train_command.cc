@@ -12,6 +12,7 @@ namespace fabriclab::cli {
 void add_train_command(CLI::App& app) {
   auto options = std::make_shared<trainer::TrainOptions>();
   auto model = std::make_shared<std::string>("mlp");
+  auto gemm = std::make_shared<std::string>("onednn");
   auto timeout_s = std::make_shared<double>(60);
 
   CLI::App* cmd = app.add_subcommand("train", "Run one rank of data-parallel training");
@@ -34,6 +35,11 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--momentum", options->momentum, "SGD momentum")->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed for init and shuffling")->capture_default_str();
   cmd->add_option("--threads", options->threads, "Intra-op threads")->capture_default_str();
+  cmd->add_option("--gemm", *gemm,
+                  "Matrix products of the dense layers: onednn (AVX-512 where the CPU has it) or "
+                  "torch (libtorch's BLAS, as PyTorch does)")
+      ->check(CLI::IsMember({"onednn", "torch"}))
+      ->capture_default_str();
   cmd->add_option("--eval-every", options->eval_every,
                   "Evaluate every N steps (0: only at the end)")
       ->capture_default_str();
@@ -67,8 +73,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--iface", rv.iface, "Interface Gloo binds to (instead of --bind-addr)")
       ->envname("FABRICLAB_IFACE");
 
-  cmd->callback([options, model, timeout_s] {
+  cmd->callback([options, model, gemm, timeout_s] {
     options->model = trainer::parse_model_kind(*model);
+    options->gemm = trainer::parse_gemm(*gemm);
     options->rendezvous.timeout =
         std::chrono::milliseconds(static_cast<int64_t>(*timeout_s * 1000));
     if (*timeout_s <= 0) throw InputError("--timeout must be positive");

@@ -1,0 +1,60 @@
+// A fully connected layer whose matrix products run on oneDNN.
+//
+// Why not torch::nn::Linear: in libtorch 1.13 an fp32 Linear on the CPU
+// calls the system BLAS, and which kernels that BLAS runs is decided outside
+// the program. On this project's machine OpenBLAS runs its Haswell (AVX2)
+// kernels (the environment sets OPENBLAS_CORETYPE=Haswell, and OpenBLAS
+// 0.3.21 does not know the CPU anyway): 46 GFLOP/s on one core. oneDNN
+// (libdnnl, which libtorch already links) picks its kernels from the CPU's
+// feature flags: 84 GFLOP/s for the same product, AVX-512 here. An MLP step
+// is almost all matrix products, so the layer sets the trainer's speed.
+//
+// Dense(in, out) has nn::Linear's parameters (weight [out, in], bias [out]),
+// initialisation and parameter order, so seeds, bucket plans and parameter
+// counts are unchanged. With Gemm::kTorch it is exactly nn::Linear's math.
+#pragma once
+
+#include <torch/nn/cloneable.h>
+#include <torch/nn/pimpl.h>
+#include <torch/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace fabriclab::trainer {
+
+enum class Gemm {
+  kOnednn,  // dnnl_sgemm, forward and backward (the default)
+  kTorch,   // torch::nn::functional::linear: the system BLAS, as PyTorch does
+};
+
+// "onednn" | "torch"; throws InputError otherwise.
+Gemm parse_gemm(const std::string& word);
+std::string gemm_name(Gemm gemm);
+
+// What runs the products, for logs and benchmarks: e.g. "oneDNN sgemm
+// (avx512_core_amx)" or "libtorch's BLAS (OpenBLAS, Haswell kernels)".
+std::string describe_gemm(Gemm gemm);
+
+// y = x W^T + b with oneDNN for the three products of forward and backward.
+// x: [batch, in] fp32 on the CPU; differentiable in x, weight and bias.
+torch::Tensor onednn_linear(const torch::Tensor& x, const torch::Tensor& weight,
+                            const torch::Tensor& bias);
+
+class DenseImpl : public torch::nn::Cloneable<DenseImpl> {
+ public:
+  DenseImpl(int64_t in_features, int64_t out_features, Gemm gemm);
+  void reset() override;
+  torch::Tensor forward(const torch::Tensor& x);
+
+  torch::Tensor weight;
+  torch::Tensor bias;
+
+ private:
+  int64_t in_features_;
+  int64_t out_features_;
+  Gemm gemm_;
+};
+TORCH_MODULE(Dense);
+
+}  // namespace fabriclab::trainer
