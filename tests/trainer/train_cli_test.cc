@@ -38,6 +38,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"--width", "-3"}, {}, "--width must be positive"},
                       BadInput{{"--lr", "abc"}, {}, "--lr"},
                       BadInput{{"--no-such-flag"}, {}, "--no-such-flag"},
+                      BadInput{{"--gemm", "mkl"}, {}, "--gemm"},
                       BadInput{{"--timeout", "0"}, {}, "--timeout must be positive"},
                       BadInput{{"--data", "/nonexistent-dir"}, {}, "/nonexistent-dir/train-images"},
                       BadInput{{}, {{"WORLD_SIZE", "2"}, {"RANK", "0"}}, "needs MASTER_ADDR"},
@@ -60,6 +61,7 @@ TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
   EXPECT_EQ(events.front()["event"], "start");
   EXPECT_EQ(events.front()["params"], 118282);
   EXPECT_EQ(events.front()["grad_bytes"], 118282 * 4);
+  EXPECT_EQ(events.front()["gemm"], "onednn");
   EXPECT_EQ(events.back()["event"], "final");
 
   const auto steps = read_events(metrics, "step");
@@ -84,6 +86,27 @@ TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
   EXPECT_LE(evals[1]["accuracy"].get<double>(), 1.0);
   std::remove(metrics.c_str());
   ::rmdir(dir.c_str());
+}
+
+// The benchmark behind the trainer's --gemm default runs and reports both sides.
+TEST(BenchGemmCli, PrintsBothGemmsAndTheirRatio) {
+  const RunResult r = run_command({FABRICLAB_BINARY, "bench", "gemm", "--batch", "32", "--in", "48",
+                                   "--out", "16", "--hidden-layer", "--repeat", "1",
+                                   "--iterations", "2"},
+                                  {}, std::chrono::seconds(60));
+  ASSERT_EQ(r.status.code, 0) << r.output;
+  EXPECT_NE(r.output.find("dense layer 48 -> 16, batch 32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("3 products"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("oneDNN sgemm"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("libtorch's BLAS"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("onednn / torch: "), std::string::npos) << r.output;
+}
+
+TEST(BenchGemmCli, BadShapeExitsTwo) {
+  const RunResult r =
+      run_command({FABRICLAB_BINARY, "bench", "gemm", "--batch", "0"}, {}, std::chrono::seconds(30));
+  EXPECT_EQ(r.status.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--batch"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -17,8 +17,8 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [118.537:7514.984]
-set ytics (200, 500, 1000, 2000, 5000)
+set yrange [55.718:4180.834]
+set ytics (100, 200, 500, 1000, 2000)
 plot 'clean.dat' using 1:4 with lines linewidth 2 title 'clean: no impairment', \
      'latency.dat' using 1:4 with lines linewidth 2 title 'latency: +100 ms latency', \
      'loss.dat' using 1:4 with lines linewidth 2 title 'loss: +10% loss', \
