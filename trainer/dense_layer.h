@@ -4,10 +4,11 @@
 // calls the system BLAS, and which kernels that BLAS runs is decided outside
 // the program. On this project's machine OpenBLAS runs its Haswell (AVX2)
 // kernels (the environment sets OPENBLAS_CORETYPE=Haswell, and OpenBLAS
-// 0.3.21 does not know the CPU anyway): 46 GFLOP/s on one core. oneDNN
-// (libdnnl, which libtorch already links) picks its kernels from the CPU's
-// feature flags: 84 GFLOP/s for the same product, AVX-512 here. An MLP step
-// is almost all matrix products, so the layer sets the trainer's speed.
+// 0.3.21 does not know the CPU anyway). oneDNN (libdnnl, which libtorch
+// already links) picks its kernels from the CPU's feature flags, AVX-512
+// here: `fabriclab bench gemm` measures lab 02's first layer at 74 GFLOP/s
+// on one core against 44. An MLP step is almost all matrix products, so the
+// layer sets the trainer's speed.
 //
 // Dense(in, out) has nn::Linear's parameters (weight [out, in], bias [out]),
 // initialisation and parameter order, so seeds, bucket plans and parameter
