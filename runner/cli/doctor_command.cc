@@ -17,6 +17,7 @@
 #include "netem/userspace/userspace_backend.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/doctor_checks.h"
+#include "trainer/dense_layer.h"
 
 namespace fabriclab::cli {
 
@@ -130,6 +131,15 @@ CheckResult dataset() {
           "apt install dataset-fashion-mnist"};
 }
 
+// Never fails: it says what the trainer's dense layers will multiply on, the
+// first thing to look at when steps are slower than the README's figures.
+CheckResult matrix_products() {
+  return {CheckStatus::kOk,
+          "dense layers on " + trainer::describe_gemm(trainer::Gemm::kOnednn) +
+              " (--gemm torch: " + trainer::describe_gemm(trainer::Gemm::kTorch) + ")",
+          ""};
+}
+
 void register_builtin_checks() {
   static bool done = false;
   if (done) return;
@@ -144,6 +154,7 @@ void register_builtin_checks() {
       {"ping", false, tool("ping", "RTT checks in tests and labs", "iputils-ping")},
       {"iperf3", false, tool("iperf3", "line-rate measurement in lab 04", "iperf3")},
       {"dataset", true, dataset},
+      {"matrix products", false, matrix_products},
   };
   // Built-in checks first, then the ones other files registered.
   auto& r = registry();
