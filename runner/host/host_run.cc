@@ -17,6 +17,7 @@
 #include "runner/host/host_network.h"
 #include "runner/host/host_outcomes.h"
 #include "runner/host/impairment_guardian.h"
+#include "runner/host/interface_cleanup.h"
 #include "runner/host/peer_watch.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/ledger/ledger.h"
@@ -83,9 +84,29 @@ class HostLabRun {
                        " is not on it; give the interface that carries it (ip -br addr)");
   }
 
+  // A host run SIGKILLed together with its guardian leaves its qdisc on
+  // --iface, and this run's clean scenario would be measured through it.
+  // Only fabriclab's objects go (interface_cleanup.h); a table that cannot
+  // go belongs to a runner still running on this interface.
+  void remove_leftover_impairment() {
+    const InterfaceCleanup leftover = clean_interface("", options_.iface, /*dry_run=*/false);
+    for (const std::string& action : leftover.actions) {
+      if (action.rfind("no fabriclab", 0) == 0 || action.find("left alone") != std::string::npos)
+        continue;
+      spdlog::warn("--iface {}: left over from an earlier run: {}", options_.iface, action);
+    }
+    if (!leftover.ok) {
+      std::string why;
+      for (const std::string& action : leftover.actions) why += "; " + action;
+      throw std::runtime_error("--iface " + options_.iface +
+                               ": cannot start while fabriclab's impairment is on it" + why);
+    }
+  }
+
   int run() {
     StopSignals::install();
     clean_stale_runs_and_warn();
+    remove_leftover_impairment();
     // The ledger is this machine's (its own id: several runners may share a
     // machine in tests); the run id in the recording is the lead's.
     Ledger ledger(make_run_id());

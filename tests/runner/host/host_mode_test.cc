@@ -194,6 +194,37 @@ TEST_F(HostModeTest, ReducedLabRunsAcrossTwoHostsAndImpairsOnlyLabTraffic) {
   for (int h = 0; h < 2; ++h) EXPECT_EQ(hosts_.nft_tables(h).find("fabriclab"), std::string::npos);
 }
 
+// What a runner SIGKILLed together with its guardian leaves behind: fabriclab's
+// root qdisc on the lab interface. The next run removes it before measuring
+// (an htb stands in for netem, which this kernel lacks).
+TEST_F(HostModeTest, ALeftoverQdiscIsRemovedBeforeTheNextRunMeasures) {
+  write_lab(labs_, kSmallTrainer, scenario("clean", "", 90, 30));
+  const auto qdiscs = [&] {
+    return fabriclab::testing::run_command(
+               hosts_.inside(0, {"/usr/sbin/tc", "qdisc", "show", "dev", hosts_.device(0)}))
+        .output;
+  };
+  ASSERT_EQ(fabriclab::testing::run_command(
+                hosts_.inside(0, {"/usr/sbin/tc", "qdisc", "add", "dev", hosts_.device(0), "root",
+                                  "handle", "fab0:", "htb"}))
+                .status.code,
+            0);
+  ASSERT_NE(qdiscs().find("fab0:"), std::string::npos) << qdiscs();
+
+  auto follower = start_runner(1);
+  auto lead = start_runner(0);
+  auto lead_status = lead->wait(120s);
+  auto follower_status = follower->wait(30s);
+  ASSERT_TRUE(lead_status.exited && follower_status.exited) << lead->output() << follower->output();
+  EXPECT_EQ(lead_status.code, 0) << lead->output();
+  EXPECT_EQ(follower_status.code, 0) << follower->output();
+  EXPECT_NE(lead->output().find("left over from an earlier run: removed root htb fab0:"),
+            std::string::npos)
+      << lead->output();
+  EXPECT_EQ(follower->output().find("left over"), std::string::npos) << follower->output();
+  EXPECT_EQ(qdiscs().find("fab0:"), std::string::npos) << qdiscs();
+}
+
 TEST_F(HostModeTest, AKilledFollowerLosesItsRulesAndTheLeadNamesIt) { kill_one_runner(1); }
 
 TEST_F(HostModeTest, AKilledLeadLosesItsRulesAndTheFollowerNamesIt) { kill_one_runner(0); }
