@@ -225,6 +225,30 @@ TEST_F(HostModeTest, ALeftoverQdiscIsRemovedBeforeTheNextRunMeasures) {
   EXPECT_EQ(qdiscs().find("fab0:"), std::string::npos) << qdiscs();
 }
 
+// Tables owned by a live process (another runner, or `netem apply` by hand)
+// cannot be removed: the run must not start and measure through them.
+TEST_F(HostModeTest, ALiveImpairmentOnTheInterfaceStopsTheRunBeforeItStarts) {
+  write_lab(labs_, kSmallTrainer, scenario("clean", "", 90, 30));
+  ChildProcess holder(hosts_.inside(0, {FABRICLAB_BINARY, "netem", "apply", hosts_.device(0),
+                                        "delay", "5ms", "--backend", "userspace"}),
+                      {}, dir_.path() + "/holder.txt");
+  ASSERT_TRUE(eventually(
+      [&] { return hosts_.nft_tables(0).find("fabriclab_") != std::string::npos; }, 10s))
+      << holder.output();
+
+  auto lead = start_runner(0);
+  auto status = lead->wait(30s);
+  ASSERT_TRUE(status.exited) << lead->output();
+  EXPECT_EQ(status.code, 1) << lead->output();
+  EXPECT_NE(lead->output().find("cannot start while fabriclab's impairment is on it"),
+            std::string::npos)
+      << lead->output();
+  EXPECT_NE(lead->output().find("still running"), std::string::npos) << lead->output();
+  EXPECT_NE(hosts_.nft_tables(0).find("fabriclab_"), std::string::npos)
+      << "the other process's impairment was touched";
+  EXPECT_TRUE(read_run_json(output(0)).is_null()) << "nothing recorded for a run that never began";
+}
+
 TEST_F(HostModeTest, AKilledFollowerLosesItsRulesAndTheLeadNamesIt) { kill_one_runner(1); }
 
 TEST_F(HostModeTest, AKilledLeadLosesItsRulesAndTheFollowerNamesIt) { kill_one_runner(0); }
