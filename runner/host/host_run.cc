@@ -90,11 +90,8 @@ class HostLabRun {
   // go belongs to a runner still running on this interface.
   void remove_leftover_impairment() {
     const InterfaceCleanup leftover = clean_interface("", options_.iface, /*dry_run=*/false);
-    for (const std::string& action : leftover.actions) {
-      if (action.rfind("no fabriclab", 0) == 0 || action.find("left alone") != std::string::npos)
-        continue;
-      spdlog::warn("--iface {}: left over from an earlier run: {}", options_.iface, action);
-    }
+    for (const std::string& removed : leftover.removed)
+      spdlog::warn("--iface {}: left over from an earlier run: {}", options_.iface, removed);
     if (!leftover.ok) {
       std::string why;
       for (const std::string& action : leftover.actions) why += "; " + action;

@@ -89,11 +89,13 @@ void clean_tables(const std::string& netns, const std::string& device, bool dry_
       found = true;
       if (dry_run) {
         result.actions.push_back(what + ": would remove");
+        result.removed.push_back(result.actions.back());
         continue;
       }
       const int rc = table_request(NFT_MSG_DELTABLE, family, name);
       if (rc == 0) {
         result.actions.push_back(what + ": removed");
+        result.removed.push_back(result.actions.back());
       } else {
         result.ok = false;
         result.actions.push_back(
@@ -121,6 +123,7 @@ void clean_qdisc(const std::string& netns, const std::string& device, bool dry_r
       result.actions.push_back(dry_run ? "root qdisc " + qdisc.kind + " fab0: on " + device +
                                              ": would remove"
                                        : netem::netlink::clear_impairment(target, false));
+      result.removed.push_back(result.actions.back());
       return;
     }
     result.actions.push_back("no fabriclab qdisc on " + device);

@@ -23,6 +23,8 @@ namespace fabriclab::runner::host {
 
 struct InterfaceCleanup {
   std::vector<std::string> actions;  // one sentence per object found (or "nothing ...")
+  std::vector<std::string> removed;  // the sentences of those that were fabriclab's and went
+                                     // (with dry_run: would go)
   bool ok = true;                    // false when something could not be removed
 };
 
