@@ -36,11 +36,31 @@ std::unique_ptr<c10d::TCPStore> open_store(const std::string& lead, int port, bo
 
 std::vector<uint8_t> bytes_of(const std::string& text) { return {text.begin(), text.end()}; }
 
-bool is_timeout(const std::string& what) {
-  return what.find("Timeout") != std::string::npos || what.find("timed out") != std::string::npos;
+std::string whole_seconds(std::chrono::milliseconds timeout) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) + " s";
+}
+
+// Polls ready() every kPollInterval until it holds. Throws abort()'s reason as
+// soon as it gives one, or timed_out()'s message once `timeout` has passed.
+void poll_until(const std::function<bool()>& ready, std::chrono::milliseconds timeout,
+                const std::function<std::string()>& abort,
+                const std::function<std::string()>& timed_out) {
+  const auto give_up = Clock::now() + timeout;
+  while (!ready()) {
+    if (abort) {
+      std::string why = abort();
+      if (!why.empty()) throw std::runtime_error(why);
+    }
+    if (Clock::now() > give_up) throw std::runtime_error(timed_out());
+    std::this_thread::sleep_for(kPollInterval);
+  }
 }
 
 }  // namespace
+
+bool is_store_timeout(const std::string& what) {
+  return what.find("Timeout") != std::string::npos || what.find("timed out") != std::string::npos;
+}
 
 template <typename Request>
 auto ControlStore::request(Request run) {
@@ -57,7 +77,7 @@ auto ControlStore::request(Request run) {
     } catch (const std::exception& e) {
       std::string what = e.what();
       what = what.substr(0, what.find('\n'));
-      if (!is_timeout(what) || Clock::now() > give_up) throw std::runtime_error(what);
+      if (!is_store_timeout(what) || Clock::now() > give_up) throw std::runtime_error(what);
       spdlog::debug("control store: {}; reconnecting", what);
       try {
         client_ = open_store(placement_.lead(), port_, false, kRequestTimeout);
@@ -107,19 +127,10 @@ std::optional<nlohmann::json> ControlStore::try_get_json(const std::string& key)
 nlohmann::json ControlStore::wait_json(const std::string& key, std::chrono::milliseconds timeout,
                                        const std::string& what,
                                        const std::function<std::string()>& abort) {
-  const auto give_up = Clock::now() + timeout;
-  while (true) {
-    if (auto value = try_get_json(key)) return *value;
-    if (abort) {
-      std::string why = abort();
-      if (!why.empty()) throw std::runtime_error(why);
-    }
-    if (Clock::now() > give_up)
-      throw std::runtime_error(
-          what + ": nothing within " +
-          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) + " s");
-    std::this_thread::sleep_for(kPollInterval);
-  }
+  std::optional<nlohmann::json> value;
+  poll_until([&] { return (value = try_get_json(key)).has_value(); }, timeout, abort,
+             [&] { return what + ": nothing within " + whole_seconds(timeout); });
+  return *value;
 }
 
 int64_t ControlStore::add(const std::string& key, int64_t delta) {
@@ -129,24 +140,18 @@ int64_t ControlStore::add(const std::string& key, int64_t delta) {
 void ControlStore::barrier(const std::string& name, std::chrono::milliseconds timeout,
                            const std::string& what, const std::function<std::string()>& abort) {
   set_json(name + "/" + std::to_string(placement_.index), true);
-  const auto give_up = Clock::now() + timeout;
-  while (true) {
-    std::string missing;
-    for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h) {
-      if (!has(name + "/" + std::to_string(h)))
-        missing += (missing.empty() ? "" : ", ") + placement_.describe(h);
-    }
-    if (missing.empty()) return;
-    if (abort) {
-      std::string why = abort();
-      if (!why.empty()) throw std::runtime_error(why);
-    }
-    if (Clock::now() > give_up)
-      throw std::runtime_error(
-          what + ": " + missing + " did not get there within " +
-          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) + " s");
-    std::this_thread::sleep_for(kPollInterval);
-  }
+  std::string missing;
+  poll_until(
+      [&] {
+        missing.clear();
+        for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h) {
+          if (!has(name + "/" + std::to_string(h)))
+            missing += (missing.empty() ? "" : ", ") + placement_.describe(h);
+        }
+        return missing.empty();
+      },
+      timeout, abort,
+      [&] { return what + ": " + missing + " did not get there within " + whole_seconds(timeout); });
 }
 
 }  // namespace fabriclab::runner::host

@@ -36,6 +36,10 @@ class TCPStore;
 
 namespace fabriclab::runner::host {
 
+// Whether a store error (its message) is a request that timed out -- on an
+// impaired link, silence -- rather than a refused or reset connection.
+bool is_store_timeout(const std::string& what);
+
 class ControlStore {
  public:
   // How long a request swallowed by an impaired link is retried (request()).

@@ -53,7 +53,7 @@ void PeerWatch::beat() {
     // A request that timed out is silence (an impaired or cut link), which
     // the silence clock judges; a refused or reset connection means the
     // lead's runner, which serves the store, is gone.
-    if (what.find("Timeout") == std::string::npos && what.find("timed out") == std::string::npos) {
+    if (!is_store_timeout(what)) {
       std::lock_guard<std::mutex> lock(mutex_);
       store_error_ = what;
     }
