@@ -2,6 +2,14 @@
 
 #include <algorithm>
 
+namespace fabriclab::runner {
+
+// Every field, by its own name; a missing one is an error (at()).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScenarioOutcome, status, message, started_unix_s, ended_unix_s,
+                                   steps_planned, steps_completed, applied, events)
+
+}  // namespace fabriclab::runner
+
 namespace fabriclab::runner::host {
 namespace {
 
@@ -17,29 +25,9 @@ int severity(const std::string& status) {
 
 }  // namespace
 
-nlohmann::json outcome_to_json(const ScenarioOutcome& o) {
-  return {{"status", o.status},
-          {"message", o.message},
-          {"started_unix_s", o.started_unix_s},
-          {"ended_unix_s", o.ended_unix_s},
-          {"steps_planned", o.steps_planned},
-          {"steps_completed", o.steps_completed},
-          {"applied", o.applied},
-          {"events", o.events}};
-}
+nlohmann::json outcome_to_json(const ScenarioOutcome& o) { return o; }
 
-ScenarioOutcome outcome_from_json(const nlohmann::json& j) {
-  ScenarioOutcome o;
-  o.status = j.at("status").get<std::string>();
-  o.message = j.at("message").get<std::string>();
-  o.started_unix_s = j.at("started_unix_s").get<double>();
-  o.ended_unix_s = j.at("ended_unix_s").get<double>();
-  o.steps_planned = j.at("steps_planned").get<int64_t>();
-  o.steps_completed = j.at("steps_completed").get<int64_t>();
-  o.applied = j.at("applied").get<std::vector<std::string>>();
-  o.events = j.at("events").get<std::vector<nlohmann::json>>();
-  return o;
-}
+ScenarioOutcome outcome_from_json(const nlohmann::json& j) { return j.get<ScenarioOutcome>(); }
 
 ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
                                const HostPlacement& placement) {
