@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -35,6 +34,7 @@
 #include <thread>
 
 #include "common/input_error.h"
+#include "common/temp_dir.h"
 #include "common/ping_output.h"
 #include "common/scoped_netns.h"
 #include "netem/impairment.h"
@@ -55,7 +55,6 @@ namespace fabriclab::cli {
 namespace {
 
 using runner::Process;
-namespace fs = std::filesystem;
 
 struct BenchOptions {
   std::string backend = "all";  // all | netem | userspace
@@ -64,24 +63,6 @@ struct BenchOptions {
   int iperf_seconds = 4;
   int iperf_rounds = 3;
   uint64_t seed = 0;  // 0: random
-};
-
-// A temporary directory for the clients' output, removed on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "fabriclab-bench-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
 };
 
 std::string read_file(const std::string& path) {
@@ -132,7 +113,7 @@ std::pair<double, double> configured_delay_ms(const netem::Spec& spec, uint64_t 
 struct Lab {
   runner::Ledger ledger;
   std::unique_ptr<runner::Topology> topology;
-  TempDir tmp;
+  TempDir tmp{"fabriclab-bench"};
   explicit Lab(const std::string& run_id) : ledger(run_id) {
     runner::TopologySpec spec;
     spec.ranks = 2;

@@ -13,10 +13,7 @@
 //
 // Everything it creates (processes, the temporary folder with metrics and
 // logs) is owned by objects destroyed on every exit path.
-#include <netinet/in.h>
 #include <spdlog/spdlog.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -29,6 +26,7 @@
 
 #include "common/free_port.h"
 #include "common/input_error.h"
+#include "common/temp_dir.h"
 #include "runner/bench/step_rate.h"
 #include "runner/cli/bench_parent.h"
 #include "runner/cli/commands.h"
@@ -78,26 +76,6 @@ int64_t parameter_count(const std::string& model, int64_t w) {
 }
 
 constexpr int64_t kLargeGradientBytes = 25'000'000;  // issue 2: "25 MB or more of gradients"
-
-// A temporary folder for metrics files and logs, removed on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "fabriclab-bench-train-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 std::string tail_of(const std::string& path, size_t max_chars = 1500) {
   std::ifstream in(path);
@@ -216,7 +194,7 @@ void run_bench(const BenchTrainOptions& o) {
   const std::string fabriclab_gemm = trainer::describe_gemm(trainer::parse_gemm(o.gemm));
   const std::string ddp_gemm = trainer::describe_gemm(trainer::Gemm::kTorch);
   spdlog::info("dense layers: fabriclab on {}; DDP on {}", fabriclab_gemm, ddp_gemm);
-  TempDir dir;
+  TempDir dir("fabriclab-bench-train");
   struct Row {
     std::vector<double> fab, ddp;
   };
