@@ -159,8 +159,8 @@ Config lab02_config() {
   const runner::LabDefinition lab =
       runner::load_lab(runner::find_lab_file(runner::default_labs_dir(), "02"));
   auto setting = [&](const char* key, const std::string& fallback) {
-    auto it = lab.trainer.find(key);
-    return it == lab.trainer.end() ? fallback : it->second;
+    auto it = lab.workload.params.find(key);
+    return it == lab.workload.params.end() ? fallback : it->second;
   };
   Config c{"lab 02 (" + lab.name + ")", setting("model", "mlp"),
            std::stoi(setting("width", "128")), std::stoi(setting("batch", "64")), 1.25};

@@ -8,7 +8,7 @@
 #include "common/input_error.h"
 #include "runner/cli/commands.h"
 #include "runner/grading/answers.h"
-#include "runner/grading/exercise.h"
+#include "runner/lab/exercise.h"
 #include "runner/grading/grade_output.h"
 #include "runner/grading/grader.h"
 #include "runner/grading/recording.h"
@@ -32,7 +32,7 @@ struct GradeOptions {
   bool force = false;
 };
 
-void write_template(const grading::LabSpec& lab, const std::string& recording,
+void write_template(const runner::LabDefinition& lab, const std::string& recording,
                     const std::string& path, bool force) {
   if (fs::exists(path) && !force) {
     throw InputError(path +
@@ -51,7 +51,7 @@ void write_template(const grading::LabSpec& lab, const std::string& recording,
 }
 
 void run_grade(const GradeOptions& o) {
-  const grading::LabSpec lab = grading::load_lab(runner::find_lab_file(o.labs_dir, o.lab));
+  const runner::LabDefinition lab = runner::load_lab(runner::find_lab_file(o.labs_dir, o.lab));
   if (lab.exercises.empty())
     throw InputError(lab.path + ": lab " + lab.id + " has no [[exercise]] tables");
   const std::string dir =

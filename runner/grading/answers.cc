@@ -93,7 +93,7 @@ void comment(std::ostringstream& out, const std::string& text) {
 
 }  // namespace
 
-Answers load_answers(const std::string& path, const LabSpec& lab) {
+Answers load_answers(const std::string& path, const LabDefinition& lab) {
   if (!std::filesystem::exists(path)) {
     throw InputError(path + ": no answers file (write one with `fabriclab grade " + lab.id +
                      " --init`, or pass --answers FILE)");
@@ -116,7 +116,7 @@ Answers load_answers(const std::string& path, const LabSpec& lab) {
   return answers;
 }
 
-std::string answers_template(const LabSpec& lab, const std::string& recording_dir) {
+std::string answers_template(const LabDefinition& lab, const std::string& recording_dir) {
   std::ostringstream out;
   out << "# Answers for lab " << lab.id << ", graded by `fabriclab grade " << lab.id << "`.\n"
       << "# Recording: " << recording_dir << "\n"
@@ -140,7 +140,7 @@ std::string answers_template(const LabSpec& lab, const std::string& recording_di
         break;
       case Kind::kOrdering:
         out << "# Scenario names in order, e.g. ["
-            << (lab.scenarios.empty() ? "" : quoted(lab.scenarios.front())) << ", ...].\n";
+            << (lab.scenarios.empty() ? "" : quoted(lab.scenarios.front().name)) << ", ...].\n";
         break;
       case Kind::kProperty:
         out << "# Checked on your recording: nothing to write here.\n";

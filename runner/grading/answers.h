@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/grading/exercise.h"
+#include "runner/lab/lab_definition.h"
 
 namespace fabriclab::runner::grading {
 
@@ -31,11 +31,11 @@ struct Answer {
 // exercise id -> answer (every exercise of the lab has an entry).
 using Answers = std::map<std::string, Answer>;
 
-Answers load_answers(const std::string& path, const LabSpec& lab);
+Answers load_answers(const std::string& path, const LabDefinition& lab);
 
 // The answers template: a comment block per exercise with its prompt, points,
 // unit and options, then `id = ""` (or `[]`) for the student to fill in.
 // Property exercises appear as comments only (nothing to answer).
-std::string answers_template(const LabSpec& lab, const std::string& recording_dir);
+std::string answers_template(const LabDefinition& lab, const std::string& recording_dir);
 
 }  // namespace fabriclab::runner::grading

@@ -38,7 +38,7 @@ struct RankSummary {
 
 class ScenarioChecker {
  public:
-  ScenarioChecker(const LabSpec& lab, const Recording& rec, const RecordedScenario& s,
+  ScenarioChecker(const LabDefinition& lab, const Recording& rec, const RecordedScenario& s,
                   std::vector<Problem>& out)
       : lab_(lab), rec_(rec), s_(s), out_(out) {}
 
@@ -214,7 +214,7 @@ class ScenarioChecker {
     return rec_.scenarios.empty() ? nullptr : &rec_.scenarios.front();
   }
 
-  const LabSpec& lab_;
+  const LabDefinition& lab_;
   const Recording& rec_;
   const RecordedScenario& s_;
   std::vector<Problem>& out_;
@@ -223,10 +223,10 @@ class ScenarioChecker {
 
 }  // namespace
 
-std::vector<Problem> check_consistency(const LabSpec& lab, const Recording& rec) {
+std::vector<Problem> check_consistency(const LabDefinition& lab, const Recording& rec) {
   std::vector<Problem> out;
   for (const MetricsProblem& p : rec.metrics_problems) out.push_back({p.scenario, -1, p.message});
-  for (const std::string& name : lab.scenarios) {
+  for (const std::string& name : lab.scenario_names()) {
     if (!rec.scenario(name)) {
       out.push_back(
           {name, -1,

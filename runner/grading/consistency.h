@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/grading/exercise.h"
+#include "runner/lab/lab_definition.h"
 #include "runner/grading/recording.h"
 
 namespace fabriclab::runner::grading {
@@ -39,6 +39,6 @@ struct Problem {
   std::string message;   // complete sentence naming the place and the values
 };
 
-std::vector<Problem> check_consistency(const LabSpec& lab, const Recording& rec);
+std::vector<Problem> check_consistency(const LabDefinition& lab, const Recording& rec);
 
 }  // namespace fabriclab::runner::grading

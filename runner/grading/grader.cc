@@ -23,7 +23,7 @@ std::string source_words(const Exercise& ex) {
 }
 
 // The problems that make this exercise's expected answer untrustworthy.
-std::vector<const Problem*> blocking(const Exercise& ex, const LabSpec& lab,
+std::vector<const Problem*> blocking(const Exercise& ex, const LabDefinition& lab,
                                      const std::vector<Problem>& problems) {
   std::vector<const Problem*> out;
   const Dependencies deps = dependencies(ex, lab);
@@ -53,7 +53,7 @@ double pairs_in_order(const std::vector<std::string>& expected,
   return total == 0 ? 0 : static_cast<double>(right) / total;
 }
 
-void judge(const Exercise& ex, const LabSpec& lab, const Recording& rec, const Answer& answer,
+void judge(const Exercise& ex, const LabDefinition& lab, const Recording& rec, const Answer& answer,
            ExerciseGrade& g) {
   if (ex.kind == Kind::kProperty) {
     g.passed = check_holds(ex.check, lab, rec);
@@ -112,7 +112,7 @@ bool GradeReport::all_passed() const {
   return std::all_of(grades.begin(), grades.end(), [](const ExerciseGrade& g) { return g.passed; });
 }
 
-GradeReport grade(const LabSpec& lab, const Recording& rec, const Answers& answers) {
+GradeReport grade(const LabDefinition& lab, const Recording& rec, const Answers& answers) {
   GradeReport report;
   report.lab_id = lab.id;
   report.recording_dir = rec.dir;

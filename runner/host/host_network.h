@@ -1,5 +1,5 @@
 // Host mode's lab network, as this runner sees it (a LabNetwork,
-// runner/scenario/lab_network.h): the lab hosts' real interfaces, one runner
+// runner/topology/lab_network.h): the lab hosts' real interfaces, one runner
 // per host. This runner launches only its own host's ranks, with no
 // namespace, binding Gloo to its lab address, and impairs only its own
 // interface `iface`, and only traffic exchanged with the other lab hosts --
@@ -18,7 +18,7 @@
 #include <string>
 
 #include "runner/host/host_placement.h"
-#include "runner/scenario/lab_network.h"
+#include "runner/topology/lab_network.h"
 
 namespace fabriclab::runner::host {
 

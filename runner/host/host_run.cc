@@ -152,7 +152,7 @@ class HostLabRun {
       // impairs the link it travels on.
       std::this_thread::sleep_for(kSettle);
       recording.begin_scenario(s);
-      if (s.spec)
+      if (!s.link_settings.empty())
         watch_->set_silent_limit(
             std::max(kPeerSilentLimit, seconds(static_cast<int64_t>(s.deadline_s))));
       ScenarioContext context{&lab_,
@@ -166,7 +166,7 @@ class HostLabRun {
       ScenarioOutcome outcome = run_scenario(context, s);
       // Our impairment is gone: from here on silence means a lost host again
       // (the others' impairments end at about the same time as ours).
-      if (s.spec) watch_->set_silent_limit(kPeerSilentLimit);
+      if (!s.link_settings.empty()) watch_->set_silent_limit(kPeerSilentLimit);
       if (placement_.is_lead())
         outcome = collect(key, s, std::move(outcome));
       else

@@ -9,29 +9,27 @@
 #include <set>
 
 #include "common/input_error.h"
-#include "runner/lab/toml_file.h"
 #include "netem/spec_parse.h"
+#include "runner/lab/exercise_reader.h"
+#include "runner/lab/toml_file.h"
+#include "runner/link/link_setting.h"
+#include "runner/report/chart_kind.h"
+#include "runner/topology/fabric.h"
 
 namespace fabriclab::runner {
 namespace fs = std::filesystem;
 
 namespace {
 
-// The keys of [trainer] and what they must be; they become train flags.
-enum class ValueKind { kInteger, kFloat, kString };
-const std::map<std::string, ValueKind>& trainer_keys() {
-  static const std::map<std::string, ValueKind> keys = {
-      {"model", ValueKind::kString},  {"width", ValueKind::kInteger},
-      {"steps", ValueKind::kInteger}, {"epochs", ValueKind::kInteger},
-      {"batch", ValueKind::kInteger}, {"lr", ValueKind::kFloat},
-      {"momentum", ValueKind::kFloat}, {"seed", ValueKind::kInteger},
-      {"threads", ValueKind::kInteger}, {"eval_every", ValueKind::kInteger},
-      {"timeout_s", ValueKind::kFloat}, {"data", ValueKind::kString},
-      {"bucket_cap_mb", ValueKind::kInteger}, {"first_bucket_mb", ValueKind::kInteger}};
-  return keys;
+// The keys of a [[scenario]] besides its per-link settings (link_setting.h).
+const std::set<std::string> kScenarioKeys = {"name", "condition", "links", "deadline_s",
+                                             "stall_s"};
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
 }
-const std::set<std::string> kScenarioKeys = {"name",   "condition",  "impair",
-                                             "links",  "deadline_s", "stall_s"};
 
 class LabReader {
  public:
@@ -87,28 +85,56 @@ class LabReader {
   std::string path_;
 };
 
-std::string trainer_value(const LabReader& r, const std::string& key, const toml::node& node) {
-  const ValueKind kind = trainer_keys().at(key);
-  if (kind == ValueKind::kString) {
+// One workload parameter, checked against the kind's type, as text.
+std::string param_value(const LabReader& r, const Workload& workload, const std::string& key,
+                        const toml::node& node) {
+  const auto kind = workload.params().find(key);
+  if (kind == workload.params().end()) {
+    std::vector<std::string> known;
+    for (const auto& [k, v] : workload.params()) known.push_back(k);
+    r.fail(&node, key,
+           "not a parameter of workload '" + std::string(workload.name()) + "' (known: " +
+               join(known) + ")");
+  }
+  if (kind->second == ParamKind::kString) {
     if (!node.is_string()) r.fail(&node, key, "expected a string");
     return node.as_string()->get();
   }
-  if (kind == ValueKind::kInteger) {
+  if (kind->second == ParamKind::kInteger) {
     if (!node.is_integer() || node.as_integer()->get() < 0) {
       r.fail(&node, key, "expected a non-negative integer");
     }
     return std::to_string(node.as_integer()->get());
   }
   if (!node.is_number()) r.fail(&node, key, "expected a number");
-  std::string text = std::to_string(node.value<double>().value());
-  return text;
+  return std::to_string(node.value<double>().value());
 }
 
-void read_trainer(const LabReader& r, const toml::table& table, LabDefinition& lab) {
-  std::set<std::string> known;
-  for (const auto& [k, v] : trainer_keys()) known.insert(k);
-  r.reject_unknown(table, known, "[trainer]");
-  for (const auto& [key, node] : table) lab.trainer[std::string(key.str())] = trainer_value(r, std::string(key.str()), node);
+// [workload] (kind + the kind's parameters), or the older [trainer] (the
+// parameters of kind "train").
+WorkloadDefinition read_workload(const LabReader& r, const toml::table& root) {
+  WorkloadDefinition w;
+  const toml::table* workload = root["workload"].as_table();
+  const toml::table* trainer = root["trainer"].as_table();
+  if (workload && trainer) {
+    r.fail(root.get("trainer"), "trainer",
+           "[trainer] is the older name of [workload] with kind = \"train\": give one of them");
+  }
+  const toml::table* table = workload ? workload : trainer;
+  if (workload) w.kind = r.string_at(*workload, "kind", false, w.kind);
+  const Workload* kind = nullptr;
+  try {
+    kind = &find_workload(w.kind);
+  } catch (const std::invalid_argument& e) {
+    r.fail(workload->get("kind"), "kind", e.what());
+  }
+  if (!table) return w;
+  for (const auto& [key, node] : *table) {
+    const std::string k(key.str());
+    if (workload && k == "kind") continue;
+    w.params[k] = param_value(r, *kind, k, node);
+  }
+  return w;
 }
 
 std::vector<int> resolve_links(const LabReader& r, const toml::node* node,
@@ -145,20 +171,26 @@ std::vector<int> resolve_links(const LabReader& r, const toml::node* node,
 
 ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int ranks,
                                  const toml::table* quick) {
-  r.reject_unknown(t, kScenarioKeys, "[[scenario]]");
+  std::set<std::string> known = kScenarioKeys;
+  for (const std::string& key : link_setting_keys()) known.insert(key);
+  r.reject_unknown(t, known, "[[scenario]]");
   ScenarioDefinition s;
   s.name = r.string_at(t, "name", true);
   static const std::regex kName("[a-z0-9_-]+");
   if (!std::regex_match(s.name, kName)) r.fail(t.get("name"), "name", "expected [a-z0-9_-]+");
   s.condition = r.string_at(t, "condition", false, s.name);
-  s.impair = r.string_at(t, "impair", false);
-  if (!s.impair.empty()) {
+  for (const std::string& key : link_setting_keys()) {
+    const std::string value = r.string_at(t, key, false);
+    if (value.empty()) continue;
     try {
-      s.spec = netem::parse_spec(s.impair);
-    } catch (const InputError& e) {
-      r.fail(t.get("impair"), "impair", std::string("not a valid netem spec: ") + e.what());
+      find_link_setting(key)->validate(value);
+    } catch (const std::invalid_argument& e) {
+      r.fail(t.get(key), key, e.what());
     }
+    s.link_settings[key] = value;
   }
+  s.impair = r.string_at(t, "impair", false);
+  if (!s.impair.empty()) s.spec = netem::parse_spec(s.impair);
   s.link_ranks = resolve_links(r, t.get("links"), s.links, ranks);
   s.deadline_s = r.number_at(t, "deadline_s", s.deadline_s, 1, 86400);
   s.stall_s = r.number_at(t, "stall_s", s.stall_s, 1, 86400);
@@ -179,7 +211,9 @@ bool is_lab_folder(const fs::path& dir) {
 LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   LabReader r(lab_toml);
   const toml::table root = parse_toml_file(lab_toml);
-  r.reject_unknown(root, {"lab", "trainer", "topology", "quick", "scenario", "exercise"},
+  r.reject_unknown(root,
+                   {"lab", "workload", "trainer", "topology", "report", "quick", "scenario",
+                    "exercise"},
                    "the top level");
 
   LabDefinition lab;
@@ -198,20 +232,45 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   }
 
   if (const toml::table* topology = root["topology"].as_table()) {
-    r.reject_unknown(*topology, {"ranks"}, "[topology]");
-    lab.ranks = static_cast<int>(r.number_at(*topology, "ranks", 2, 1, 64));
+    r.reject_unknown(*topology, {"ranks", "kind"}, "[topology]");
+    lab.fabric.ranks = static_cast<int>(r.number_at(*topology, "ranks", 2, 1, kMaxRanks));
+    lab.fabric.kind = r.string_at(*topology, "kind", false, lab.fabric.kind);
+    try {
+      draw_fabric(lab.fabric.kind, lab.fabric.ranks);
+    } catch (const std::invalid_argument& e) {
+      r.fail(topology->get("kind") ? topology->get("kind") : topology->get("ranks"), "kind",
+             e.what());
+    }
   }
-  if (const toml::table* trainer = root["trainer"].as_table()) read_trainer(r, *trainer, lab);
+  lab.ranks = lab.fabric.ranks;
+  lab.workload = read_workload(r, root);
+  const Workload& workload = find_workload(lab.workload.kind);
+
+  lab.charts = report::default_charts();
+  if (const toml::table* report = root["report"].as_table()) {
+    r.reject_unknown(*report, {"charts"}, "[report]");
+    if (const toml::node* charts = report->get("charts")) {
+      const toml::array* array = charts->as_array();
+      if (!array) r.fail(charts, "charts", "expected an array of chart names");
+      lab.charts.clear();
+      for (const auto& item : *array) {
+        if (!item.is_string() || !report::find_chart(item.as_string()->get())) {
+          r.fail(&item, "charts", "expected chart names (" + join(report::chart_names()) + ")");
+        }
+        lab.charts.push_back(item.as_string()->get());
+      }
+    }
+  }
 
   const toml::table* quick_table = quick ? root["quick"].as_table() : nullptr;
   if (quick_table) {
     for (const auto& [key, node] : *quick_table) {
       const std::string k(key.str());
-      if (trainer_keys().count(k)) {
-        lab.trainer[k] = trainer_value(r, k, node);
+      if (workload.params().count(k)) {
+        lab.workload.params[k] = param_value(r, workload, k, node);
       } else if (k != "deadline_s" && k != "stall_s") {
         throw input_error_at(lab_toml, static_cast<long>(key.source().begin.line),
-                             "unknown key '" + k + "' in [quick] (a [trainer] key, deadline_s or stall_s)");
+                             "unknown key '" + k + "' in [quick] (a workload parameter, deadline_s or stall_s)");
       }
     }
   }
@@ -226,12 +285,24 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     if (!t) r.fail(&node, "scenario", "expected [[scenario]] tables");
     ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick_table);
     if (!names.insert(s.name).second) r.fail(t->get("name"), "name", "scenario '" + s.name + "' defined twice");
-    if (s.spec && lab.ranks == 1) {
-      r.fail(t->get("impair"), "impair", "a 1-rank lab has no link to impair");
+    if (!s.link_settings.empty() && lab.ranks == 1) {
+      const std::string key = s.link_settings.begin()->first;
+      r.fail(t->get(key), key, "a 1-rank lab has no link to set");
     }
     lab.scenarios.push_back(std::move(s));
   }
+  lab.exercises = read_exercises(lab_toml, root, lab.scenario_names());
   return lab;
+}
+
+std::vector<std::string> LabDefinition::scenario_names() const {
+  std::vector<std::string> names;
+  for (const ScenarioDefinition& s : scenarios) names.push_back(s.name);
+  return names;
+}
+
+int64_t lab_model_params(const LabDefinition& lab) {
+  return find_workload(lab.workload.kind).model_params(lab.workload);
 }
 
 std::string default_labs_dir() {
@@ -271,17 +342,6 @@ std::string find_lab_file(const std::string& labs_dir, const std::string& which)
   }
   throw InputError("no lab '" + which + "' in " + labs_dir + " (labs: " +
                    (known.empty() ? "none" : known) + ")");
-}
-
-std::vector<std::string> trainer_arguments(const LabDefinition& lab) {
-  std::vector<std::string> args;
-  for (const auto& [key, value] : lab.trainer) {
-    std::string flag = key == "timeout_s" ? "timeout" : key;
-    std::replace(flag.begin(), flag.end(), '_', '-');
-    args.push_back("--" + flag);
-    args.push_back(value);
-  }
-  return args;
 }
 
 }  // namespace fabriclab::runner

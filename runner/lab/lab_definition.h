@@ -1,9 +1,13 @@
-// A lab as data: labs/NN-name/lab.toml (schema: labs/SCHEMA.md).
+// A lab as data: labs/NN-name/lab.toml (schema: labs/SCHEMA.md). The one
+// lab model: `fabriclab run`, host mode and the grader all read a lab
+// through load_lab(), and get the same validated LabDefinition.
 //
-// load_lab() validates everything a run needs before anything is created:
-// every key's type and range, every impairment spec (parsed with the
-// netem parser), unique scenario names, rank references inside the topology.
-// Errors are InputError "path:line: key 'x': expected ..." (exit 2).
+// load_lab() validates everything a run or a grade needs before anything is
+// created: every key's type and range, every plug-in name against its
+// registry (workload kind, fabric kind, chart names, per-link settings), the
+// workload's parameters, unique scenario names, link references inside the
+// fabric, and every exercise (exercise_reader.h). Errors are InputError
+// "path:line: key 'x': expected ..." (exit 2).
 #pragma once
 
 #include <map>
@@ -12,18 +16,30 @@
 #include <vector>
 
 #include "netem/spec.h"
+#include "runner/lab/exercise.h"
+#include "runner/workload/workload.h"
 
 namespace fabriclab::runner {
 
 struct ScenarioDefinition {
   std::string name;                      // [a-z0-9_-]+
   std::string condition;                 // human words for the table
-  std::string impair;                    // tc-netem words, "" = none
+  // Per-link settings by their lab.toml key (runner/scenario/link_setting.h),
+  // applied to `links` for the scenario: {"impair": "delay 100ms"}.
+  std::map<std::string, std::string> link_settings;
+  std::string impair;                    // = link_settings["impair"]: tc-netem words, "" = none
   std::optional<netem::Spec> spec;       // parsed `impair`
-  std::vector<int> link_ranks;           // whose egress is impaired (all ranks for "all")
+  std::vector<int> link_ranks;           // whose traffic is impaired (all ranks for "all")
   std::vector<std::string> links;        // as written: "all", "r1", ...
   double deadline_s = 120;
   double stall_s = 20;
+};
+
+// The lab network's shape (runner/topology/fabric.h): a fabric kind by name,
+// drawn for `ranks` ranks.
+struct FabricDefinition {
+  std::string kind = "auto";  // auto | single | pair | switch
+  int ranks = 2;              // 1 .. 64
 };
 
 struct LabDefinition {
@@ -33,14 +49,22 @@ struct LabDefinition {
   std::string path;      // lab.toml path
   std::string title;
   std::string summary;
-  int ranks = 2;
-  // [trainer] as `fabriclab train` flags: key "width" -> "--width 128".
-  std::map<std::string, std::string> trainer;
+  int ranks = 2;         // = fabric.ranks
+  FabricDefinition fabric;
+  WorkloadDefinition workload;  // [workload] (or the older [trainer]: kind train)
+  // Charts the report draws (runner/report/chart_kind.h), in order.
+  std::vector<std::string> charts;
   std::vector<ScenarioDefinition> scenarios;
+  std::vector<Exercise> exercises;
+
+  std::vector<std::string> scenario_names() const;
 };
 
 // Reads and validates `lab_toml`. `quick` applies the [quick] overrides.
 LabDefinition load_lab(const std::string& lab_toml, bool quick = false);
+
+// Parameters of the lab's model (workload.h), for from = "lab" exercises.
+int64_t lab_model_params(const LabDefinition& lab);
 
 // The folder where labs live: $FABRICLAB_LABS, else labs/ beside the
 // binary's build tree or install prefix, else the source tree's labs/.
@@ -52,8 +76,5 @@ std::vector<std::string> list_lab_files(const std::string& labs_dir);
 // "02", "2" or "02-dropped-packet" -> that lab's lab.toml; InputError naming
 // the labs that exist when there is no such lab.
 std::string find_lab_file(const std::string& labs_dir, const std::string& which);
-
-// The trainer flags in the order `fabriclab train` takes them.
-std::vector<std::string> trainer_arguments(const LabDefinition& lab);
 
 }  // namespace fabriclab::runner

@@ -7,6 +7,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "runner/report/chart_data.h"
+#include "runner/report/chart_kind.h"
 
 namespace fabriclab::runner::report {
 namespace {
@@ -25,9 +26,29 @@ std::string lab_title(const RunDirectory& run) {
 }
 
 struct Chart {
-  const char* stem;
+  std::string stem;
   std::string script;
 };
+
+// The charts run.json names ("charts"), else the defaults; unknown names
+// (a run.json from a newer fabriclab) become problems, not failures.
+std::vector<const ChartKind*> charts_of(const RunDirectory& run, std::vector<std::string>& problems) {
+  std::vector<std::string> names = default_charts();
+  const auto listed = run.manifest.find("charts");
+  if (listed != run.manifest.end() && listed->is_array()) {
+    names.clear();
+    for (const auto& name : *listed) names.push_back(name.is_string() ? name.get<std::string>() : name.dump());
+  }
+  std::vector<const ChartKind*> kinds;
+  for (const std::string& name : names) {
+    if (const ChartKind* kind = find_chart(name)) {
+      kinds.push_back(kind);
+    } else {
+      problems.push_back("chart '" + name + "' not drawn: this fabriclab does not know it");
+    }
+  }
+  return kinds;
+}
 
 }  // namespace
 
@@ -60,18 +81,13 @@ ChartOutput render_charts(const RunDirectory& run, const std::vector<ScenarioSum
 
   const std::string lab = lab_title(run);
   const std::string prefix = lab.empty() ? "" : lab + ": ";
-  // The units are in the titles too: the text terminal drops y labels.
-  const Chart charts[] = {
-      {"loss_vs_time",
-       loss_chart_script(series,
-                         prefix + "training loss (mean over ranks) against wall-clock time (s)",
-                         "loss_vs_time.svg")},
-      {"step_times",
-       step_time_chart_script(series, prefix + "step time (ms, slowest rank, log scale) per step",
-                              "step_times.svg")},
-  };
+  std::vector<Chart> charts;
+  for (const ChartKind* kind : charts_of(run, output.problems)) {
+    charts.push_back({kind->name, kind->script(series, prefix + kind->title,
+                                               std::string(kind->name) + ".svg")});
+  }
   for (const Chart& chart : charts) {
-    write_file(options.charts_dir / (std::string(chart.stem) + ".gp"), chart.script);
+    write_file(options.charts_dir / (chart.stem + ".gp"), chart.script);
   }
 
   const auto gnuplot = find_gnuplot();
@@ -83,9 +99,9 @@ ChartOutput render_charts(const RunDirectory& run, const std::vector<ScenarioSum
   }
   const std::string text_mode = options.text_color ? "text_mode='ansi'" : "text_mode='mono'";
   for (const Chart& chart : charts) {
-    const std::string script = std::string(chart.stem) + ".gp";
+    const std::string script = chart.stem + ".gp";
     const GnuplotRun svg = run_gnuplot(*gnuplot, options.charts_dir, script, {}, options.timeout);
-    const auto svg_path = options.charts_dir / (std::string(chart.stem) + ".svg");
+    const auto svg_path = options.charts_dir / (chart.stem + ".svg");
     if (svg.ok && std::filesystem::file_size(svg_path, ignored) > 0) {
       output.svg_files.push_back(svg_path);
     } else {
@@ -102,7 +118,7 @@ ChartOutput render_charts(const RunDirectory& run, const std::vector<ScenarioSum
     // gnuplot's dumb terminal starts each page with a form feed.
     std::string page = text.output;
     page.erase(std::remove(page.begin(), page.end(), '\f'), page.end());
-    write_file(options.charts_dir / (std::string(chart.stem) + ".txt"), page);
+    write_file(options.charts_dir / (chart.stem + ".txt"), page);
     output.text += page;
   }
   return output;

@@ -1,9 +1,7 @@
 // The run's charts, drawn by gnuplot from the metrics (not a plotting engine
-// of our own):
-//   loss_vs_time.svg  training loss against wall-clock time, every scenario
-//                     on one plot (mean loss over ranks per step)
-//   step_times.svg    step time per step (slowest rank), every scenario, log y
-// written to `charts_dir` with their data files (<scenario>.dat), scripts
+// of our own): the charts run.json names ("charts", from the lab's
+// `[report] charts`; default loss_vs_time and step_times -- chart_kind.h),
+// every scenario on each chart, written to `charts_dir` with their data files (<scenario>.dat), scripts
 // (*.gp) and text renderings (*.txt), and returned as text for the terminal.
 //
 // Failure is reported, not thrown: without gnuplot the data and scripts are

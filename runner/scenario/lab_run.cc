@@ -7,11 +7,12 @@
 
 #include "common/input_error.h"
 #include "runner/lab/lab_definition.h"
+#include "runner/link/link_setting.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
 #include "runner/ledger/stale_runs.h"
 #include "runner/process/stop_signals.h"
-#include "runner/scenario/lab_network.h"
+#include "runner/topology/lab_network.h"
 #include "runner/scenario/run_recording.h"
 #include "runner/scenario/scenario_runner.h"
 #include "runner/topology/topology.h"
@@ -47,7 +48,9 @@ std::vector<const ScenarioDefinition*> select_scenarios(const LabDefinition& lab
 std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefinition*>& scenarios,
                                             netem::BackendKind kind, std::string* why) {
   for (const auto* s : scenarios) {
-    if (s->spec) return netem::make_backend(kind, why);
+    for (const auto& [key, value] : s->link_settings) {
+      if (find_link_setting(key)->needs_backend()) return netem::make_backend(kind, why);
+    }
   }
   return nullptr;
 }
@@ -64,7 +67,7 @@ int run_lab(const LabRunOptions& options) {
   Console& console = recording.console();
 
   Ledger ledger(run_id);
-  std::unique_ptr<Topology> topology = Topology::build({lab.ranks, run_id, "10.77.0.0"}, ledger);
+  std::unique_ptr<Topology> topology = Topology::build({lab.ranks, run_id, "10.77.0.0", lab.fabric.kind}, ledger);
   console.print(topology->describe() + "\n");
   const NamespaceNetwork network(*topology);
 

@@ -64,7 +64,10 @@ RunRecording::RunRecording(const LabDefinition& lab, const std::string& output_d
                {"mode", "namespaces"},
                {"versions", {{"fabriclab", FABRICLAB_VERSION}, {"libtorch", "1.13.1"}}},
                {"ranks", lab.ranks},
-               {"trainer", lab.trainer},
+               {"workload", lab.workload.kind},
+               {"trainer", lab.workload.params},
+               {"fabric", lab.fabric.kind},
+               {"charts", lab.charts},
                {"scenarios", nlohmann::json::array()},
                {"kernel", u.release},
                {"host", u.nodename}};

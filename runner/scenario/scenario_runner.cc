@@ -10,15 +10,16 @@
 #include <memory>
 #include <thread>
 
-#include "netem/spec_parse.h"
 #include "runner/ledger/ledger.h"
+#include "runner/link/link_setting.h"
 #include "runner/process/launch_spec.h"
 #include "runner/process/process.h"
 #include "runner/process/stop_signals.h"
 #include "runner/recording/console.h"
-#include "runner/scenario/lab_network.h"
+#include "runner/topology/lab_network.h"
 #include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/netns_counters.h"
+#include "runner/workload/workload.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -69,27 +70,30 @@ struct Counters {
 };
 
 Counters read_counters(const LabNetwork& network,
-                       const std::vector<std::unique_ptr<netem::Applied>>& impairments) {
+                       const std::vector<std::unique_ptr<AppliedLinkSetting>>& settings) {
   Counters c;
   for (const CounterSource& source : network.counter_sources()) {
     c.retransmits += read_tcp_retransmits(source.netns_fd);
     if (!source.device.empty()) c.link_bytes += read_device_bytes(source.netns_fd, source.device);
   }
-  for (const auto& applied : impairments) c.drops += applied->stats().drops;
+  for (const auto& applied : settings) c.drops += applied->drops();
   return c;
 }
 
 class ScenarioRun {
  public:
   ScenarioRun(const ScenarioContext& context, const ScenarioDefinition& scenario)
-      : c_(context), s_(scenario), network_(*context.network) {}
+      : c_(context),
+        s_(scenario),
+        network_(*context.network),
+        workload_(context.workload ? *context.workload : find_workload(context.lab->workload.kind)) {}
 
   ScenarioOutcome run() {
     outcome_.started_unix_s = unix_now_s();
     add_event("scenario_start", {{"impairments", impairments_json()}, {"condition", s_.condition}});
     try {
-      apply_impairments();
-      baseline_ = read_counters(network_, impairments_);
+      apply_link_settings();
+      baseline_ = read_counters(network_, settings_);
       launch_ranks();
       watch();
     } catch (const std::exception& e) {
@@ -99,7 +103,7 @@ class ScenarioRun {
     stop_ranks();
     collect_events();  // what the ranks wrote before they stopped
     sample_counters();
-    impairments_.clear();  // removes them
+    remove_link_settings();
     outcome_.ended_unix_s = unix_now_s();
     add_event("scenario_end", {{"status", outcome_.status}, {"message", outcome_.message}});
     std::stable_sort(outcome_.events.begin(), outcome_.events.end(),
@@ -122,21 +126,27 @@ class ScenarioRun {
     outcome_.events.push_back(std::move(fields));
   }
 
-  void apply_impairments() {
-    if (!s_.spec) return;
-    for (const netem::Target& target :
-         network_.impairment_targets(s_.link_ranks, c_.backend->link_direction())) {
-      impairments_.push_back(c_.backend->apply(target, *s_.spec));
-      outcome_.applied.push_back(impairments_.back()->describe());
-      spdlog::debug("scenario {}: {}", s_.name, outcome_.applied.back());
+  void apply_link_settings() {
+    for (const auto& [key, value] : s_.link_settings) {
+      const LinkSettingKind& kind = *find_link_setting(key);  // load_lab() checked the key
+      for (auto& applied : kind.apply(value, s_.link_ranks, network_,
+                                      kind.needs_backend() ? c_.backend : nullptr)) {
+        outcome_.applied.push_back(applied->describe());
+        spdlog::debug("scenario {}: {}", s_.name, outcome_.applied.back());
+        settings_.push_back(std::move(applied));
+      }
     }
+  }
+
+  // In reverse order of application.
+  void remove_link_settings() {
+    while (!settings_.empty()) settings_.pop_back();
   }
 
   void launch_ranks() {
     const std::string log_dir = c_.run_dir + "/ranks/" + s_.name;
     std::filesystem::create_directories(log_dir);
     const int world = network_.world_size();
-    std::vector<std::string> train_args = trainer_arguments(*c_.lab);
     for (const LocalRank& local : network_.local_ranks()) {
       const int r = local.rank;
       RankState state;
@@ -147,8 +157,10 @@ class ScenarioRun {
       state.log_path = log_dir + "/rank" + std::to_string(r) + ".log";
 
       LaunchSpec spec;
-      spec.argv = {"/proc/self/exe", "train", "--metrics", metrics, "--log-every", "0"};
-      spec.argv.insert(spec.argv.end(), train_args.begin(), train_args.end());
+      spec.argv = {c_.executable};
+      for (std::string& arg : workload_.rank_command(c_.lab->workload, metrics)) {
+        spec.argv.push_back(std::move(arg));
+      }
       spec.env = torchrun_environment(network_.master_addr(), c_.master_port, r, world,
                                       local.local_rank, local.local_world_size);
       spec.env["FABRICLAB_BIND_ADDR"] = local.bind_addr;
@@ -261,7 +273,7 @@ class ScenarioRun {
   }
 
   void sample_counters() {
-    const Counters now = read_counters(network_, impairments_);
+    const Counters now = read_counters(network_, settings_);
     last_ = {now.retransmits - baseline_.retransmits, now.link_bytes - baseline_.link_bytes,
              now.drops};
     add_event("counters", {{"retransmits", last_.retransmits},
@@ -276,14 +288,11 @@ class ScenarioRun {
   }
 
   // From the ranks' start events; before any rank starts (it may never,
-  // if it cannot rendezvous), from the lab's `steps` when it gives them.
+  // if it cannot rendezvous), from the lab's parameters when they say.
   int64_t planned() const {
     int64_t p = 0;
     for (const RankState& st : states_) p = std::max(p, st.planned_steps);
-    if (p == 0) {
-      auto steps = c_.lab->trainer.find("steps");
-      if (steps != c_.lab->trainer.end()) p = std::stoll(steps->second);
-    }
+    if (p == 0) p = workload_.planned_steps(c_.lab->workload);
     return p;
   }
 
@@ -310,7 +319,8 @@ class ScenarioRun {
   const ScenarioContext& c_;
   const ScenarioDefinition& s_;
   const LabNetwork& network_;
-  std::vector<std::unique_ptr<netem::Applied>> impairments_;
+  const Workload& workload_;
+  std::vector<std::unique_ptr<AppliedLinkSetting>> settings_;
   std::vector<Process> ranks_;
   std::vector<RankState> states_;
   Counters baseline_;

@@ -1,8 +1,9 @@
 // Runs one scenario of a lab on a built lab network (lab_network.h: this
 // machine's namespaces, or this host's part of a host-mode lab):
-//   apply the scenario's impairments -> launch one `fabriclab train` per
-//   local rank -> follow their metrics (live progress line, counters)
-//   -> watchdog -> stop the ranks -> remove the impairments.
+//   apply the scenario's per-link settings (runner/link/link_setting.h)
+//   -> launch one rank of the lab's workload (runner/workload/workload.h)
+//   per local rank -> follow their metrics (live progress line, counters)
+//   -> watchdog -> stop the ranks -> remove the link settings.
 //
 // Outcomes (ScenarioOutcome::status):
 //   completed  every rank finished its steps and exited 0
@@ -33,11 +34,12 @@ namespace fabriclab::runner {
 class Console;
 class LabNetwork;
 class Ledger;
+class Workload;
 
 struct ScenarioContext {
   const LabDefinition* lab = nullptr;
   const LabNetwork* network = nullptr;
-  netem::Backend* backend = nullptr;  // null when no scenario impairs anything
+  netem::Backend* backend = nullptr;  // null when no scenario's settings need one
   Ledger* ledger = nullptr;
   Console* console = nullptr;
   std::string run_dir;  // rank logs go to run_dir/ranks/<scenario>/
@@ -45,6 +47,10 @@ struct ScenarioContext {
   // Polled by the watchdog; a non-empty answer ends the scenario as failed
   // with that message. Empty function = nothing outside the ranks to watch.
   std::function<std::string()> external_failure;
+  // Test seams: the program every rank runs (argv[0]; the rest from the
+  // workload) and the workload itself (null: the lab's, from the registry).
+  std::string executable = "/proc/self/exe";
+  const Workload* workload = nullptr;
 };
 
 struct ScenarioOutcome {

@@ -22,12 +22,18 @@ constexpr const char* kRankDevice = "eth0";
 constexpr const char* kBridge = "br0";
 constexpr int kPrefixLen = 24;
 
-std::string port_towards(int rank) { return "port-r" + std::to_string(rank); }
+std::string port_towards(const std::string& host) { return "port-" + host; }
 
-void check_spec(const TopologySpec& spec) {
+FabricGraph check_spec(const TopologySpec& spec) {
   if (spec.ranks < 1 || spec.ranks > kMaxRanks) {
     throw InputError("topology: ranks = " + std::to_string(spec.ranks) + ": expected 1-" +
                      std::to_string(kMaxRanks));
+  }
+  FabricGraph graph;
+  try {
+    graph = draw_fabric(spec.fabric, spec.ranks);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("topology: ") + e.what());
   }
   if (!is_valid_run_id(spec.run_id)) {
     throw InputError("topology: run id '" + spec.run_id + "': expected 1-8 of [a-z0-9]");
@@ -37,6 +43,22 @@ void check_spec(const TopologySpec& spec) {
     throw InputError("topology: subnet '" + spec.subnet +
                      "': expected the network address of a /24, e.g. 10.77.0.0");
   }
+  for (const FabricNode& host : graph.hosts) {
+    int links = 0;
+    for (const FabricLink& link : graph.links) links += link.a == host.name || link.b == host.name;
+    if (links > 1) {
+      throw InputError("topology: fabric '" + graph.kind + "': host " + host.name + " has " +
+                       std::to_string(links) + " links; hosts have one lab interface");
+    }
+  }
+  return graph;
+}
+
+const FabricNode* find_node(const std::vector<FabricNode>& nodes, const std::string& name) {
+  for (const FabricNode& node : nodes) {
+    if (node.name == name) return &node;
+  }
+  return nullptr;
 }
 
 std::string host_address(const std::string& subnet, int host) {
@@ -70,7 +92,7 @@ Topology::Topology(Ledger& ledger, std::string run_id)
 Topology::~Topology() { destroy(); }
 
 std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledger) {
-  check_spec(spec);
+  const FabricGraph graph = check_spec(spec);
   // Owned from the first object on: if anything below throws, the
   // destructor removes what exists so far.
   std::unique_ptr<Topology> topology(new Topology(ledger, spec.run_id));
@@ -78,31 +100,14 @@ std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledg
   const std::string mount_dir = netns_mount_dir();
   topology->named_ = !mount_dir.empty();
   const std::string prefix = "fl-" + spec.run_id + "-";
-  for (int i = 0; i < spec.ranks; ++i) {
-    int index = topology->add_namespace(prefix + "r" + std::to_string(i), mount_dir);
-    const NetworkNamespace& ns = topology->namespaces_[static_cast<size_t>(index)].ns;
-    RankNetwork rank;
-    rank.rank = i;
-    rank.netns = ns.name();
-    rank.netns_fd = ns.fd();
-    rank.netns_path = ns.path();
-    rank.prefix_len = kPrefixLen;
-    if (spec.ranks == 1) {
-      rank.ipv4 = "127.0.0.1";
-    } else {
-      rank.device = kRankDevice;
-      rank.ipv4 = host_address(spec.subnet, i + 1);
-      rank.egress = {rank.netns, rank.netns_fd, rank.device};
-      disable_ipv6(rank.netns_fd);
-    }
-    RtnlSocket(rank.netns_fd, rank.netns).set_up("lo");
-    topology->ranks_.push_back(rank);
+  topology->fabric_hosts_ = graph.hosts;
+  for (const FabricNode& host : graph.hosts) {
+    bool has_link = false;
+    for (const FabricLink& link : graph.links) has_link |= link.a == host.name || link.b == host.name;
+    topology->add_host(host, prefix, mount_dir, has_link);
   }
-  if (spec.ranks == 2) topology->build_pair();
-  if (spec.ranks >= 3) {
-    topology->switch_index_ = topology->add_namespace(prefix + "sw", mount_dir);
-    topology->build_switch();
-  }
+  for (const FabricNode& node : graph.switches) topology->add_switch(node, prefix, mount_dir);
+  for (const FabricLink& link : graph.links) topology->add_link(link);
   for (const RankNetwork& rank : topology->ranks_) {
     if (rank.device.empty()) continue;
     RtnlSocket socket(rank.netns_fd, rank.netns);
@@ -111,6 +116,63 @@ std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledg
   }
   spdlog::debug("topology of run {}:\n{}", spec.run_id, topology->describe());
   return topology;
+}
+
+void Topology::add_host(const FabricNode& host, const std::string& prefix,
+                        const std::string& mount_dir, bool has_link) {
+  const int index = add_namespace(prefix + host.name, mount_dir);
+  const NetworkNamespace& ns = namespaces_[static_cast<size_t>(index)].ns;
+  RankNetwork rank;
+  rank.rank = host.rank;
+  rank.netns = ns.name();
+  rank.netns_fd = ns.fd();
+  rank.netns_path = ns.path();
+  rank.prefix_len = kPrefixLen;
+  if (!has_link) {
+    rank.ipv4 = "127.0.0.1";
+  } else {
+    rank.device = kRankDevice;
+    rank.ipv4 = host_address(subnet_, host.rank + 1);
+    rank.egress = {rank.netns, rank.netns_fd, rank.device};
+    disable_ipv6(rank.netns_fd);
+  }
+  RtnlSocket(rank.netns_fd, rank.netns).set_up("lo");
+  ranks_.push_back(rank);
+}
+
+void Topology::add_switch(const FabricNode& node, const std::string& prefix,
+                          const std::string& mount_dir) {
+  const int index = add_namespace(prefix + node.name, mount_dir);
+  const NetworkNamespace& sw = namespaces_[static_cast<size_t>(index)].ns;
+  disable_ipv6(sw.fd());
+  RtnlSocket socket(sw.fd(), sw.name());
+  socket.set_up("lo");
+  socket.create_bridge(kBridge);
+  socket.set_up(kBridge);
+  switches_.emplace_back(node.name, index);
+}
+
+void Topology::add_link(const FabricLink& link) {
+  const FabricNode* a = find_node(fabric_hosts_, link.a);
+  RankNetwork& host = ranks_.at(static_cast<size_t>(a->rank));
+  if (const FabricNode* b = find_node(fabric_hosts_, link.b)) {
+    RankNetwork& peer = ranks_.at(static_cast<size_t>(b->rank));
+    RtnlSocket(host.netns_fd, host.netns).create_veth(host.device, peer.device, peer.netns_fd);
+    host.ingress = peer.egress;
+    peer.ingress = host.egress;
+    links_.push_back({link.name, host.rank, host.egress, peer.egress});
+    return;
+  }
+  int index = -1;
+  for (const auto& [name, i] : switches_) index = name == link.b ? i : index;
+  const NetworkNamespace& sw = namespaces_.at(static_cast<size_t>(index)).ns;
+  RtnlSocket socket(sw.fd(), sw.name());
+  const std::string port = port_towards(link.a);
+  socket.create_veth(port, host.device, host.netns_fd);
+  socket.set_master(port, kBridge);
+  socket.set_up(port);
+  host.ingress = {sw.name(), sw.fd(), port};
+  links_.push_back({link.name, host.rank, host.egress, host.ingress});
 }
 
 int Topology::add_namespace(const std::string& name, const std::string& mount_dir) {
@@ -135,33 +197,6 @@ int Topology::add_namespace(const std::string& name, const std::string& mount_di
   return static_cast<int>(namespaces_.size()) - 1;
 }
 
-void Topology::build_pair() {
-  RankNetwork& r0 = ranks_[0];
-  RankNetwork& r1 = ranks_[1];
-  RtnlSocket(r0.netns_fd, r0.netns).create_veth(r0.device, r1.device, r1.netns_fd);
-  r0.ingress = r1.egress;
-  r1.ingress = r0.egress;
-  links_.push_back({"r0-r1", 0, r0.egress, r1.egress});
-}
-
-void Topology::build_switch() {
-  const NetworkNamespace& sw = namespaces_[static_cast<size_t>(switch_index_)].ns;
-  disable_ipv6(sw.fd());
-  RtnlSocket socket(sw.fd(), sw.name());
-  socket.set_up("lo");
-  socket.create_bridge(kBridge);
-  socket.set_up(kBridge);
-  for (RankNetwork& rank : ranks_) {
-    const std::string port = port_towards(rank.rank);
-    socket.create_veth(port, rank.device, rank.netns_fd);
-    socket.set_master(port, kBridge);
-    socket.set_up(port);
-    rank.ingress = {sw.name(), sw.fd(), port};
-    links_.push_back(
-        {"r" + std::to_string(rank.rank) + "-sw", rank.rank, rank.egress, rank.ingress});
-  }
-}
-
 void Topology::destroy() {
   // Reverse order of creation. Deleting one end of a veth deletes the pair.
   for (auto link = links_.rbegin(); link != links_.rend(); ++link) {
@@ -172,8 +207,8 @@ void Topology::destroy() {
     }
   }
   links_.clear();
-  if (switch_index_ >= 0) {
-    const NetworkNamespace& sw = namespaces_[static_cast<size_t>(switch_index_)].ns;
+  for (const auto& [name, index] : switches_) {
+    const NetworkNamespace& sw = namespaces_[static_cast<size_t>(index)].ns;
     try {
       RtnlSocket(sw.fd(), sw.name()).delete_link(kBridge);
     } catch (const std::exception& e) {
@@ -185,16 +220,16 @@ void Topology::destroy() {
     ledger_.forget(owned->entry);
   }
   namespaces_.clear();
-  switch_index_ = -1;
+  switches_.clear();
   for (RankNetwork& rank : ranks_) rank.netns_fd = -1;
 }
 
 std::string Topology::switch_netns() const {
-  return has_switch() ? namespaces_[static_cast<size_t>(switch_index_)].ns.name() : "";
+  return has_switch() ? namespaces_[static_cast<size_t>(switches_.front().second)].ns.name() : "";
 }
 
 int Topology::switch_netns_fd() const {
-  return has_switch() ? namespaces_[static_cast<size_t>(switch_index_)].ns.fd() : -1;
+  return has_switch() ? namespaces_[static_cast<size_t>(switches_.front().second)].ns.fd() : -1;
 }
 
 std::string Topology::describe() const {

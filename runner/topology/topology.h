@@ -1,7 +1,8 @@
-// The lab network of one run: a network namespace per rank, joined by veth
-// pairs -- directly for 2 ranks, through a bridge in a "switch" namespace for
-// 3 or more -- with IPv4 addresses that exist only inside those namespaces.
-// Nothing is created in, or changed on, the host's network.
+// The lab network of one run, built from a fabric graph (fabric.h): a
+// network namespace per host (one rank each) and per switch (a bridge),
+// joined by veth pairs, with IPv4 addresses that exist only inside those
+// namespaces. Nothing is created in, or changed on, the host's network.
+// The graphs of today's kinds:
 //
 //   2 ranks:  [fl-<id>-r0: eth0 10.77.0.1] <--veth--> [fl-<id>-r1: eth0 10.77.0.2]
 //   N ranks:  [fl-<id>-rI: eth0 10.77.0.(I+1)] <--veth--> [fl-<id>-sw: port-rI] -- br0
@@ -36,6 +37,7 @@
 #include <vector>
 
 #include "runner/ledger/ledger.h"
+#include "runner/topology/fabric.h"
 #include "runner/topology/network_namespace.h"
 
 namespace fabriclab::runner {
@@ -44,9 +46,8 @@ struct TopologySpec {
   int ranks = 2;                     // 1 .. kMaxRanks
   std::string run_id;                // is_valid_run_id() (runner/ledger/run_id.h)
   std::string subnet = "10.77.0.0";  // a /24; rank i gets .(i+1)
+  std::string fabric = "auto";       // a fabric kind (fabric.h)
 };
-
-constexpr int kMaxRanks = 64;
 
 // One end of a link: a device in a namespace.
 struct Endpoint {
@@ -100,9 +101,9 @@ class Topology {
   const std::vector<Link>& links() const { return links_; }
   // The rendezvous address (torchrun's MASTER_ADDR): rank 0's address.
   const std::string& master_addr() const { return ranks_.front().ipv4; }
-  // True when there is a switch namespace (3+ ranks).
-  bool has_switch() const { return switch_index_ >= 0; }
-  // The switch namespace ("fl-<id>-sw") and its fd; "" / -1 without one.
+  // True when there is a switch namespace (fabric kind switch).
+  bool has_switch() const { return !switches_.empty(); }
+  // The (first) switch namespace ("fl-<id>-sw") and its fd; "" / -1 without one.
   std::string switch_netns() const;
   int switch_netns_fd() const;
   // True when the namespaces are visible under /run/netns (`ip netns exec`).
@@ -114,8 +115,10 @@ class Topology {
   Topology(Ledger& ledger, std::string run_id);
   // Creates a namespace, recording it in the ledger first.
   int add_namespace(const std::string& name, const std::string& mount_dir);
-  void build_pair();
-  void build_switch();
+  void add_host(const FabricNode& host, const std::string& prefix, const std::string& mount_dir,
+                bool has_link);
+  void add_switch(const FabricNode& node, const std::string& prefix, const std::string& mount_dir);
+  void add_link(const FabricLink& link);
 
   Ledger& ledger_;
   std::string run_id_;
@@ -128,7 +131,8 @@ class Topology {
   std::vector<OwnedNamespace> namespaces_;  // creation order
   std::vector<RankNetwork> ranks_;
   std::vector<Link> links_;
-  int switch_index_ = -1;  // into namespaces_
+  std::vector<FabricNode> fabric_hosts_;               // by rank
+  std::vector<std::pair<std::string, int>> switches_;  // name, index into namespaces_
 };
 
 }  // namespace fabriclab::runner

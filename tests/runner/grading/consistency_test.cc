@@ -44,7 +44,7 @@ class ConsistencyTest : public ::testing::Test {
   }
 
   runner::testing::TempDir dir_;
-  LabSpec lab_;
+  LabDefinition lab_;
   testing::FakeRun run_;
 };
 

@@ -6,7 +6,7 @@
 #include "runner/grading/answers.h"
 #include "runner/grading/grade_output.h"
 #include "runner/grading/grader.h"
-#include "runner/grading/seed_pick.h"
+#include "runner/lab/seed_pick.h"
 #include "runner/lab/lab_definition.h"
 #include "tests/runner/grading/grading_fixture.h"
 #include "tests/runner/test_support.h"
@@ -51,7 +51,7 @@ class GraderTest : public ::testing::Test {
   }
 
   runner::testing::TempDir dir_;
-  LabSpec lab_;
+  LabDefinition lab_;
   testing::FakeRun run_;
 };
 

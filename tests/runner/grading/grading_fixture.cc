@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "runner/grading/seed_pick.h"
+#include "runner/lab/seed_pick.h"
 
 namespace fabriclab::runner::grading::testing {
 

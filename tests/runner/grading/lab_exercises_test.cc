@@ -7,7 +7,7 @@
 
 #include "common/input_error.h"
 #include "runner/grading/answers.h"
-#include "runner/grading/exercise.h"
+#include "runner/lab/exercise.h"
 #include "tests/runner/grading/grading_fixture.h"
 #include "tests/runner/test_support.h"
 
@@ -30,10 +30,10 @@ std::string exercise(const std::string& body) {
 
 TEST(LabExercises, FixtureLabLoadsEveryKind) {
   runner::testing::TempDir dir;
-  const LabSpec lab = load_lab(testing::write_lab02_with(dir.path(), ""));
+  const LabDefinition lab = load_lab(testing::write_lab02_with(dir.path(), ""));
   EXPECT_EQ(lab.id, "02");
   ASSERT_EQ(lab.exercises.size(), 7u);
-  EXPECT_EQ(lab.scenarios, (std::vector<std::string>{"clean", "latency", "loss", "latency-loss"}));
+  EXPECT_EQ(lab.scenario_names(), (std::vector<std::string>{"clean", "latency", "loss", "latency-loss"}));
   EXPECT_EQ(lab.exercises[2].tolerance.relative_percent, 10);
   EXPECT_EQ(lab.exercises[1].tolerance.absolute, 0.005);
   EXPECT_EQ(lab.exercises[3].options.size(), 4u);
@@ -103,7 +103,7 @@ class AnswersTest : public ::testing::Test {
     return "(no error)";
   }
   runner::testing::TempDir dir_;
-  LabSpec lab_;
+  LabDefinition lab_;
 };
 
 TEST_F(AnswersTest, MalformedAnswersNameFileAndLine) {
@@ -169,7 +169,7 @@ TEST(RealLabs, ExercisesLoad) {
     const fs::path toml = entry.path() / "lab.toml";
     if (!fs::exists(toml)) continue;
     SCOPED_TRACE(toml.string());
-    const LabSpec lab = load_lab(toml.string());
+    const LabDefinition lab = load_lab(toml.string());
     if (lab.id == "01" || lab.id == "02") {
       EXPECT_FALSE(lab.exercises.empty());
       ++found;

@@ -85,7 +85,7 @@ void grade_reference(const std::string& lab_id) {
                  << "`fabriclab run " << lab_id << "` at the end of the session)";
   }
   const std::string labs = root + "/labs";
-  const LabSpec lab = load_lab(runner::find_lab_file(labs, lab_id));
+  const LabDefinition lab = load_lab(runner::find_lab_file(labs, lab_id));
   ASSERT_FALSE(lab.exercises.empty());
   for (const fs::path& dir : recordings) {
     SCOPED_TRACE(dir.string());

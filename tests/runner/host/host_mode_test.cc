@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "runner/grading/consistency.h"
-#include "runner/grading/exercise.h"
+#include "runner/lab/exercise.h"
 #include "runner/grading/recording.h"
 #include "tests/runner/host/two_hosts.h"
 #include "tests/runner/lab_files.h"
@@ -186,7 +186,7 @@ TEST_F(HostModeTest, ReducedLabRunsAcrossTwoHostsAndImpairsOnlyLabTraffic) {
   for (const char* name : {"clean", "latency"})
     EXPECT_EQ(ranks_with_steps(dir + "/metrics.jsonl", name), std::set<int>({0, 1})) << name;
   // Graded like a namespace-mode recording: it must be consistent.
-  const auto problems = grading::check_consistency(grading::load_lab(folder + "/lab.toml"),
+  const auto problems = grading::check_consistency(runner::load_lab(folder + "/lab.toml"),
                                                    grading::load_recording(dir));
   for (const auto& p : problems)
     ADD_FAILURE() << p.scenario << " rank " << p.rank << ": " << p.message;

@@ -1,6 +1,6 @@
-#include "runner/grading/seed_pick.h"
+#include "runner/lab/seed_pick.h"
 
-namespace fabriclab::runner::grading {
+namespace fabriclab::runner {
 
 namespace {
 
@@ -26,4 +26,4 @@ uint64_t seed_pick(uint64_t seed, const std::string& label, uint64_t n) {
   return n == 0 ? 0 : splitmix64(seed ^ fnv1a64(label)) % n;
 }
 
-}  // namespace fabriclab::runner::grading
+}  // namespace fabriclab::runner

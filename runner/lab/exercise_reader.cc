@@ -1,4 +1,4 @@
-#include "runner/grading/exercise.h"
+#include "runner/lab/exercise_reader.h"
 
 #include <toml++/toml.h>
 #include <regex>
@@ -6,51 +6,10 @@
 #include <sstream>
 
 #include "common/input_error.h"
-#include "runner/lab/lab_definition.h"
 #include "runner/lab/toml_file.h"
-#include "runner/grading/property.h"
-#include "runner/grading/value_source.h"
+#include "runner/lab/answer_vocabulary.h"
 
-namespace fabriclab::runner::grading {
-
-const char* kind_name(Kind kind) {
-  switch (kind) {
-    case Kind::kNumber:
-      return "number";
-    case Kind::kChoice:
-      return "choice";
-    case Kind::kRank:
-      return "rank";
-    case Kind::kOrdering:
-      return "ordering";
-    case Kind::kProperty:
-      return "property";
-  }
-  return "?";
-}
-
-const char* source_name(Source source) {
-  switch (source) {
-    case Source::kRecording:
-      return "recording";
-    case Source::kLab:
-      return "lab";
-    case Source::kSeed:
-      return "seed";
-  }
-  return "?";
-}
-
-std::string Tolerance::text() const {
-  std::ostringstream out;
-  if (relative_percent > 0)
-    out << relative_percent << "%";
-  else if (absolute > 0)
-    out << absolute;
-  else
-    out << "exact";
-  return out.str();
-}
+namespace fabriclab::runner {
 
 namespace {
 
@@ -59,7 +18,8 @@ long line_of(const toml::node& node) { return static_cast<long>(node.source().be
 // Reads one exercise table; every problem becomes "path:line: exercise 'id': ...".
 class ExerciseReader {
  public:
-  ExerciseReader(const std::string& path, const toml::table& table) : path_(path), table_(table) {}
+  ExerciseReader(const std::string& path, const toml::table& table, const ScenarioNames& scenarios)
+      : path_(path), table_(table), scenarios_(scenarios) {}
 
   [[noreturn]] void fail(const toml::node* node, const std::string& message) const {
     const long line = node ? line_of(*node) : line_of(table_);
@@ -90,7 +50,7 @@ class ExerciseReader {
     return out;
   }
 
-  Exercise read(const LabSpec& lab) {
+  Exercise read() {
     static const std::set<std::string> kKeys = {"id",   "prompt",    "points",  "hints",
                                                 "kind", "from",      "value",   "answer",
                                                 "unit", "tolerance", "options", "check"};
@@ -119,7 +79,7 @@ class ExerciseReader {
         fail(table_.get("from"), "a property is checked on the recording; drop 'from'");
       ex.check = text("check", true);
       try {
-        validate_check(ex.check, lab);
+        validate_check(ex.check, scenarios_);
       } catch (const std::invalid_argument& e) {
         fail(table_.get("check"), e.what());
       }
@@ -137,12 +97,9 @@ class ExerciseReader {
           fail(table_.get(key), std::string("'") + key + "' applies to kind number only");
       }
     }
-    if (ex.kind == Kind::kChoice) read_options(ex, lab);
+    if (ex.kind == Kind::kChoice) read_options(ex);
     try {
-      validate_derivation(ex);
-      if (*ex.from == Source::kRecording && ex.kind != Kind::kChoice) {
-        for (const std::string& s : path_scenarios(ex.value, lab)) check_scenario(s, lab);
-      }
+      validate_derivation(ex, scenarios_);
     } catch (const std::invalid_argument& e) {
       fail(table_.get("value"), e.what());
     }
@@ -150,13 +107,6 @@ class ExerciseReader {
   }
 
  private:
-  void check_scenario(const std::string& name, const LabSpec& lab) const {
-    for (const auto& s : lab.scenarios) {
-      if (s == name) return;
-    }
-    throw std::invalid_argument("the lab has no scenario '" + name + "'");
-  }
-
   void read_kind(Exercise& ex) const {
     const std::string kind = text("kind", true);
     if (kind == "number")
@@ -217,7 +167,7 @@ class ExerciseReader {
     ex.tolerance.relative_percent = std::stod(m[1]);
   }
 
-  void read_options(Exercise& ex, const LabSpec& lab) const {
+  void read_options(Exercise& ex) const {
     const toml::node* node = table_.get("options");
     if (!node || !node->is_array() || node->as_array()->empty()) {
       fail(node, "a choice needs options = [{ key = \"..\", text = \"..\", when = \"..\" }, ...]");
@@ -241,7 +191,7 @@ class ExerciseReader {
         if (*ex.from != Source::kRecording)
           fail(&item, "'when' applies to choices from the recording");
         try {
-          validate_check(option.when, lab);
+          validate_check(option.when, scenarios_);
         } catch (const std::invalid_argument& e) {
           fail(&item, e.what());
         }
@@ -261,37 +211,27 @@ class ExerciseReader {
 
   std::string path_;
   const toml::table& table_;
+  const ScenarioNames& scenarios_;
   std::string id_ = "?";
 };
 
 }  // namespace
 
-LabSpec load_lab(const std::string& path) {
-  // The lab itself is validated by the runner's loader, exactly as `fabriclab
-  // run` sees it; only the [[exercise]] tables are read here.
-  const LabDefinition definition = runner::load_lab(path);
-  LabSpec lab;
-  lab.path = path;
-  lab.id = definition.id;
-  const auto model = definition.trainer.find("model");
-  if (model != definition.trainer.end()) lab.model = model->second;
-  const auto width = definition.trainer.find("width");
-  if (width != definition.trainer.end()) lab.width = std::stol(width->second);
-  lab.ranks = definition.ranks;
-  for (const ScenarioDefinition& s : definition.scenarios) lab.scenarios.push_back(s.name);
-  const toml::table root = parse_toml_file(path);
-  const toml::node* exercises = root.get("exercise");
-  if (!exercises) return lab;
-  if (!exercises->is_array_of_tables())
-    throw input_error_at(path, line_of(*exercises), "'exercise': expected [[exercise]] tables");
+std::vector<Exercise> read_exercises(const std::string& path, const toml::table& root,
+                                     const ScenarioNames& scenarios) {
+  std::vector<Exercise> exercises;
+  const toml::node* tables = root.get("exercise");
+  if (!tables) return exercises;
+  if (!tables->is_array_of_tables())
+    throw input_error_at(path, line_of(*tables), "'exercise': expected [[exercise]] tables");
   std::set<std::string> ids;
-  for (const toml::node& node : *exercises->as_array()) {
-    Exercise ex = ExerciseReader(path, *node.as_table()).read(lab);
+  for (const toml::node& node : *tables->as_array()) {
+    Exercise ex = ExerciseReader(path, *node.as_table(), scenarios).read();
     if (!ids.insert(ex.id).second)
       throw input_error_at(path, ex.line, "exercise id '" + ex.id + "' appears twice");
-    lab.exercises.push_back(std::move(ex));
+    exercises.push_back(std::move(ex));
   }
-  return lab;
+  return exercises;
 }
 
-}  // namespace fabriclab::runner::grading
+}  // namespace fabriclab::runner

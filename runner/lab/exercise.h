@@ -1,9 +1,9 @@
-// A lab's graded exercises and the parts of lab.toml the grader needs, read
-// from the lab's `[[exercise]]` tables (labs/SCHEMA.md, "Exercises").
-//
-// Contract: load_lab() validates every exercise completely -- kinds, sources,
-// value paths, tolerances, options -- so grading never meets a malformed
-// exercise; any error is an InputError "lab.toml:LINE: exercise 'id': ...".
+// One graded question of a lab, as its `[[exercise]]` table states it
+// (labs/SCHEMA.md, "Exercises"). Part of the lab model (lab_definition.h):
+// load_lab() reads and validates every exercise completely -- kinds,
+// sources, value paths and checks (answer_vocabulary.h), tolerances,
+// options -- so grading never meets a malformed exercise; any error is an
+// InputError "lab.toml:LINE: exercise 'id': ...".
 // Plain values, no shared state: safe to use from any thread once loaded.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace fabriclab::runner::grading {
+namespace fabriclab::runner {
 
 enum class Kind { kNumber, kChoice, kRank, kOrdering, kProperty };
 // Where the expected answer comes from (labs/SCHEMA.md): the student's own
@@ -32,7 +32,7 @@ struct Tolerance {
 struct ChoiceOption {
   std::string key;   // what the student writes
   std::string text;  // what the option says
-  // A property check (see property.h); every option whose check holds on
+  // A property check (answer_vocabulary.h); every option whose check holds on
   // the recording is a right answer. Empty: never right (a distractor).
   // "otherwise": right when no earlier option's check held.
   std::string when;
@@ -45,7 +45,7 @@ struct Exercise {
   std::vector<std::string> hints;
   Kind kind = Kind::kNumber;
   std::optional<Source> from;  // absent only for kind property
-  // The derivation in its source's vocabulary (value_source.h), e.g.
+  // The derivation in its source's vocabulary (answer_vocabulary.h), e.g.
   // "scenario.latency.result.slowdown", "grad_bytes", "slow_rank".
   std::string value;
   // A literal answer the lab states (from = "lab", kinds choice/rank/ordering).
@@ -54,22 +54,8 @@ struct Exercise {
   std::string unit;                       // number: shown in prompts
   Tolerance tolerance;                    // number
   std::vector<ChoiceOption> options;      // choice
-  std::string check;                      // property: the check (property.h)
+  std::string check;                      // property: the check (answer_vocabulary.h)
   long line = 0;                          // where the table starts in lab.toml
 };
 
-// What the grader needs of a lab besides its exercises.
-struct LabSpec {
-  std::string path;  // the lab.toml read
-  std::string id;    // "02"
-  std::string model = "mlp";
-  long width = 0;
-  long ranks = 1;
-  std::vector<std::string> scenarios;  // in lab order; the recording must have them all
-  std::vector<Exercise> exercises;
-};
-
-// Reads labs/NN-*/lab.toml. Throws InputError naming file, line and key.
-LabSpec load_lab(const std::string& lab_toml_path);
-
-}  // namespace fabriclab::runner::grading
+}  // namespace fabriclab::runner

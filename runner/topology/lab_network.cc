@@ -1,4 +1,4 @@
-#include "runner/scenario/lab_network.h"
+#include "runner/topology/lab_network.h"
 
 #include "runner/topology/topology.h"
 

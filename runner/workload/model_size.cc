@@ -1,8 +1,8 @@
-#include "runner/grading/model_size.h"
+#include "runner/workload/model_size.h"
 
 #include "common/input_error.h"
 
-namespace fabriclab::runner::grading {
+namespace fabriclab::runner {
 
 int64_t model_params(const std::string& model, int64_t w) {
   if (model == "mlp") return 785 * w + (w + 1) * w + (w + 1) * 10;
@@ -11,4 +11,4 @@ int64_t model_params(const std::string& model, int64_t w) {
   throw InputError("model '" + model + "': expected mlp or cnn");
 }
 
-}  // namespace fabriclab::runner::grading
+}  // namespace fabriclab::runner

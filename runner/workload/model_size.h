@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-namespace fabriclab::runner::grading {
+namespace fabriclab::runner {
 
 int64_t model_params(const std::string& model, int64_t width);
 
-}  // namespace fabriclab::runner::grading
+}  // namespace fabriclab::runner

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <string>
 
-namespace fabriclab::runner::grading {
+namespace fabriclab::runner {
 
 uint64_t seed_pick(uint64_t seed, const std::string& label, uint64_t n);
 
-}  // namespace fabriclab::runner::grading
+}  // namespace fabriclab::runner

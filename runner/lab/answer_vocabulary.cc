@@ -1,0 +1,250 @@
+#include "runner/lab/answer_vocabulary.h"
+
+#include <algorithm>
+#include <regex>
+
+namespace fabriclab::runner {
+
+namespace {
+
+const std::set<std::string> kResultFields = {
+    "wall_s",     "slowdown", "median_step_ms", "p99_step_ms", "comm_share",
+    "final_loss", "accuracy", "retransmits",    "drops",       "link_bytes"};
+const std::set<std::string> kEvalFields = {"accuracy", "test_loss", "eval_ms"};
+const std::set<std::string> kStartFields = {"world_size", "width", "params", "grad_bytes",
+                                            "batch",      "steps", "threads"};
+const std::set<std::string> kFinalFields = {"steps",      "wall_s",   "samples_per_s",
+                                            "final_loss", "accuracy", "comm_ms_total"};
+
+std::string join(const std::set<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+void require_field(const std::set<std::string>& fields, const std::string& field,
+                   const std::string& what) {
+  if (!fields.count(field)) {
+    throw std::invalid_argument("unknown " + what + " field '" + field + "' (expected one of " +
+                                join(fields) + ")");
+  }
+}
+
+bool has_scenario(const ScenarioNames& scenarios, const std::string& name) {
+  return std::find(scenarios.begin(), scenarios.end(), name) != scenarios.end();
+}
+
+// "stalled|deadline" -> {"stalled", "deadline"}.
+std::vector<std::string> split_alternatives(const std::string& alternatives) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  while (true) {
+    const size_t bar = alternatives.find('|', begin);
+    out.push_back(alternatives.substr(begin, bar - begin));
+    if (bar == std::string::npos) return out;
+    begin = bar + 1;
+  }
+}
+
+}  // namespace
+
+RecordingPath parse_recording_path(const std::string& text) {
+  static const std::regex kOrdered(R"(scenarios\.ordered_by\.result\.([a-z0-9_]+))");
+  static const std::regex kScenario(R"(scenario\.([a-z0-9_-]+)\.(.*))");
+  static const std::regex kEval(R"(eval\.([a-z0-9_]+)@step=([0-9]+))");
+  static const std::regex kEvent(R"((start|final|result)\.([a-z0-9_]+))");
+  std::smatch m;
+  RecordingPath path;
+  if (std::regex_match(text, m, kOrdered)) {
+    path.what = "ordered_by";
+    path.field = m[1];
+    require_field(kResultFields, path.field, "result");
+    return path;
+  }
+  std::string rest = text;
+  if (std::regex_match(text, m, kScenario)) {
+    path.scenario = m[1];
+    rest = m[2];
+  }
+  if (rest == "status" || rest == "steps_completed") {
+    if (path.scenario.empty())
+      throw std::invalid_argument("'" + rest + "' needs scenario.NAME. before it");
+    path.what = rest;
+  } else if (std::regex_match(rest, m, kEval)) {
+    path.what = "eval";
+    path.field = m[1];
+    path.step = std::stol(m[2]);
+    require_field(kEvalFields, path.field, "eval");
+  } else if (std::regex_match(rest, m, kEvent)) {
+    path.what = m[1];
+    path.field = m[2];
+    if (path.what == "result") {
+      if (path.scenario.empty())
+        throw std::invalid_argument("'result.' needs scenario.NAME. before it");
+      require_field(kResultFields, path.field, "result");
+    }
+    if (path.what == "start") require_field(kStartFields, path.field, "start");
+    if (path.what == "final") require_field(kFinalFields, path.field, "final");
+  } else {
+    throw std::invalid_argument(
+        "recording value '" + text +
+        "' is not in the vocabulary (scenario.NAME.result.FIELD, scenario.NAME.status, "
+        "scenario.NAME.steps_completed, [scenario.NAME.]eval.FIELD@step=N, "
+        "[scenario.NAME.]start.FIELD, [scenario.NAME.]final.FIELD, "
+        "scenarios.ordered_by.result.FIELD)");
+  }
+  return path;
+}
+
+PathType validate_recording_path(const std::string& text) {
+  const RecordingPath path = parse_recording_path(text);
+  if (path.what == "status") return PathType::kText;
+  if (path.what == "ordered_by") return PathType::kList;
+  return PathType::kNumber;
+}
+
+std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenarios) {
+  if (!path.scenario.empty()) return path.scenario;
+  return scenarios.empty() ? std::string() : scenarios.front();
+}
+
+ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scenarios) {
+  const RecordingPath path = parse_recording_path(text);
+  if (path.what == "ordered_by") return scenarios;
+  ScenarioNames out = {path_scenario(path, scenarios)};
+  if (path.what == "result" && path.field == "slowdown") {
+    const std::string base = has_scenario(scenarios, "clean") ? "clean"
+                             : scenarios.empty()              ? ""
+                                                              : scenarios.front();
+    if (base != out.front()) out.push_back(base);
+  }
+  return out;
+}
+
+const std::set<std::string>& lab_value_names() {
+  static const std::set<std::string> names = {"params", "grad_bytes", "grad_bytes_bf16",
+                                              "ring_bytes_per_rank"};
+  return names;
+}
+
+void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
+  if (ex.kind == Kind::kProperty) return;
+  switch (*ex.from) {
+    case Source::kRecording: {
+      if (ex.kind == Kind::kChoice) {
+        if (!ex.value.empty())
+          throw std::invalid_argument(
+              "a choice from the recording uses options' `when`, not `value`");
+        return;
+      }
+      if (ex.value.empty()) throw std::invalid_argument("missing key 'value' (the recording path)");
+      const PathType type = validate_recording_path(ex.value);
+      if (ex.kind == Kind::kNumber && type != PathType::kNumber) {
+        throw std::invalid_argument("value '" + ex.value + "' is not a number");
+      }
+      if (ex.kind == Kind::kOrdering && type != PathType::kList) {
+        throw std::invalid_argument(
+            "an ordering from the recording needs scenarios.ordered_by.result.FIELD");
+      }
+      if (ex.kind == Kind::kRank) {
+        throw std::invalid_argument(
+            "a rank from the recording is not in the vocabulary yet; use from = \"seed\"");
+      }
+      for (const std::string& s : path_scenarios(ex.value, scenarios)) {
+        if (!has_scenario(scenarios, s))
+          throw std::invalid_argument("the lab has no scenario '" + s + "'");
+      }
+      return;
+    }
+    case Source::kLab:
+      if (ex.kind == Kind::kNumber) {
+        if (!lab_value_names().count(ex.value)) {
+          throw std::invalid_argument("lab value '" + ex.value + "': expected one of " +
+                                      join(lab_value_names()));
+        }
+      } else if (ex.kind == Kind::kOrdering ? ex.answer_order.empty() : ex.answer.empty()) {
+        throw std::invalid_argument("from = \"lab\" needs key 'answer' (the literal answer)");
+      }
+      return;
+    case Source::kSeed:
+      if (ex.kind != Kind::kRank)
+        throw std::invalid_argument("from = \"seed\" derives a rank only (kind = \"rank\")");
+      if (!std::regex_match(ex.value, std::regex("[a-z0-9_]+"))) {
+        throw std::invalid_argument(
+            "from = \"seed\" needs value = a label [a-z0-9_]+ (e.g. \"slow_rank\")");
+      }
+      return;
+  }
+}
+
+const std::set<std::string>& check_status_words() {
+  static const std::set<std::string> words = {"completed", "stalled", "deadline", "failed",
+                                              "skipped"};
+  return words;
+}
+
+Check parse_check(const std::string& text) {
+  static const std::regex kScenario(R"(scenario ([a-z0-9_-]+) ([a-z|]+))");
+  static const std::regex kQuantified(R"((any|no) scenario ([a-z|]+))");
+  static const std::regex kCompare(
+      R"((\S+) (>=|<=|==|>|<) (-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?))");
+  std::smatch m;
+  Check c;
+  std::string status_text;
+  if (text == "otherwise") return c;
+  if (std::regex_match(text, m, kScenario)) {
+    c.form = Check::Form::kScenario;
+    c.scenario = m[1];
+    status_text = m[2];
+  } else if (std::regex_match(text, m, kQuantified)) {
+    c.form = m[1] == "any" ? Check::Form::kAny : Check::Form::kNo;
+    status_text = m[2];
+  } else if (std::regex_match(text, m, kCompare)) {
+    c.form = Check::Form::kCompare;
+    c.path = m[1];
+    c.op = m[2];
+    c.number = std::stod(m[3]);
+    return c;
+  } else {
+    throw std::invalid_argument("check '" + text +
+                                "' is not in the vocabulary (\"scenario NAME STATUS\", \"any "
+                                "scenario STATUS\", \"no scenario STATUS\", \"PATH OP NUMBER\", "
+                                "\"otherwise\")");
+  }
+  c.statuses = split_alternatives(status_text);
+  for (const std::string& status : c.statuses) {
+    if (!check_status_words().count(status)) {
+      throw std::invalid_argument("check '" + text + "': unknown status '" + status +
+                                  "' (expected completed, stalled, deadline, failed or skipped)");
+    }
+  }
+  return c;
+}
+
+void validate_check(const std::string& text, const ScenarioNames& scenarios) {
+  const Check c = parse_check(text);
+  if (c.form == Check::Form::kScenario && !has_scenario(scenarios, c.scenario)) {
+    throw std::invalid_argument("check '" + text + "': the lab has no scenario '" + c.scenario +
+                                "'");
+  }
+  if (c.form == Check::Form::kCompare && validate_recording_path(c.path) != PathType::kNumber) {
+    throw std::invalid_argument("check '" + text + "': '" + c.path + "' is not a number");
+  }
+}
+
+ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scenarios) {
+  const Check c = parse_check(text);
+  switch (c.form) {
+    case Check::Form::kScenario:
+      return {c.scenario};
+    case Check::Form::kAny:
+    case Check::Form::kNo:
+      return scenarios;
+    case Check::Form::kCompare:
+      return path_scenarios(c.path, scenarios);
+    default:
+      return {};
+  }
+}
+
+}  // namespace fabriclab::runner

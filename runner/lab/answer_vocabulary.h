@@ -1,0 +1,86 @@
+// The vocabulary of exercises (labs/SCHEMA.md, "Where the expected answer
+// comes from" and "Checks"): what a lab file may write in an exercise's
+// `value`, `check` and options' `when`. Parsing and load-time validation
+// live here, with the lab model; evaluating them against a student's
+// recording is the grader's (runner/grading/value_source.h, property.h).
+// Not an expression language: a small, fixed set of forms.
+//
+//   recording paths (from = "recording")
+//     scenario.NAME.result.FIELD      number (or null): run.json's summary row
+//     scenario.NAME.status            text: completed | stalled | ...
+//     scenario.NAME.steps_completed   number
+//     [scenario.NAME.]eval.FIELD@step=N   number: rank 0's eval after step N
+//     [scenario.NAME.]start.FIELD     number: rank 0's start event (params, grad_bytes...)
+//     [scenario.NAME.]final.FIELD     number: rank 0's final event
+//     scenarios.ordered_by.result.FIELD   list: scenario names, ascending (nulls last)
+//   (without "scenario.NAME." the lab's first scenario is meant)
+//   lab values (from = "lab")
+//     params | grad_bytes | grad_bytes_bf16 | ring_bytes_per_rank   numbers
+//     (empty value with `answer` = a literal choice key, rank or ordering)
+//   seed labels (from = "seed")
+//     LABEL                           rank "rN" = seed_pick(seed, LABEL, ranks) (seed_pick.h)
+//
+//   checks (kind = "property", and choice options' `when`)
+//     scenario NAME STATUS      that scenario ended with STATUS (alternatives
+//                               joined by '|', e.g. stalled|deadline)
+//     any scenario STATUS       at least one scenario did
+//     no scenario STATUS        none did
+//     PATH OP NUMBER            a number from the recording compared with OP
+//                               in >= <= > < ==
+//     otherwise                 (choice options only) no earlier option held
+//
+// Contract: parse_*() and validate_*() throw std::invalid_argument with a
+// message fit to follow "exercise 'id': ". `scenarios` is the lab's scenario
+// names in lab order. Pure functions.
+#pragma once
+
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runner/lab/exercise.h"
+
+namespace fabriclab::runner {
+
+using ScenarioNames = std::vector<std::string>;
+
+// A recording path taken apart.
+struct RecordingPath {
+  std::string scenario;  // empty: the lab's first scenario
+  std::string what;      // result | status | steps_completed | eval | start | final | ordered_by
+  std::string field;
+  long step = 0;
+};
+enum class PathType { kNumber, kText, kList };
+
+RecordingPath parse_recording_path(const std::string& text);
+PathType validate_recording_path(const std::string& text);
+// The scenario a parsed path reads: its own, else the lab's first.
+std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenarios);
+// The scenarios a recording path reads (a slowdown also reads the baseline:
+// "clean", else the first scenario; an ordering reads them all).
+ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scenarios);
+
+// The words of from = "lab" numbers.
+const std::set<std::string>& lab_value_names();
+
+// An exercise's derivation against its kind; recording paths must name
+// scenarios the lab has.
+void validate_derivation(const Exercise& exercise, const ScenarioNames& scenarios);
+
+// The scenario statuses a check may name (recordings/FORMAT.md).
+const std::set<std::string>& check_status_words();
+
+struct Check {
+  enum class Form { kOtherwise, kScenario, kAny, kNo, kCompare } form = Form::kOtherwise;
+  std::string scenario;
+  std::vector<std::string> statuses;  // any of them matches
+  std::string path, op;
+  double number = 0;
+};
+Check parse_check(const std::string& text);
+void validate_check(const std::string& text, const ScenarioNames& scenarios);
+ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scenarios);
+
+}  // namespace fabriclab::runner

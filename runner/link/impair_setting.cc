@@ -1,0 +1,57 @@
+#include "runner/link/impair_setting.h"
+
+#include "common/input_error.h"
+#include "netem/spec_parse.h"
+#include "runner/topology/lab_network.h"
+
+namespace fabriclab::runner {
+
+namespace {
+
+class AppliedImpairment : public AppliedLinkSetting {
+ public:
+  explicit AppliedImpairment(std::unique_ptr<netem::Applied> applied)
+      : applied_(std::move(applied)) {}
+  std::string describe() const override { return applied_->describe(); }
+  uint64_t drops() const override { return applied_->stats().drops; }
+
+ private:
+  std::unique_ptr<netem::Applied> applied_;
+};
+
+class ImpairSetting : public LinkSettingKind {
+ public:
+  const char* key() const override { return "impair"; }
+
+  void validate(const std::string& value) const override {
+    try {
+      netem::parse_spec(value);
+    } catch (const InputError& e) {
+      throw std::invalid_argument(std::string("not a valid netem spec: ") + e.what());
+    }
+  }
+
+  bool needs_backend() const override { return true; }
+
+  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const std::string& value,
+                                                         const std::vector<int>& link_ranks,
+                                                         const LabNetwork& network,
+                                                         netem::Backend* backend) const override {
+    const netem::Spec spec = netem::parse_spec(value);
+    std::vector<std::unique_ptr<AppliedLinkSetting>> applied;
+    for (const netem::Target& target :
+         network.impairment_targets(link_ranks, backend->link_direction())) {
+      applied.push_back(std::make_unique<AppliedImpairment>(backend->apply(target, spec)));
+    }
+    return applied;  // on a throw above, the ones applied so far are removed here
+  }
+};
+
+}  // namespace
+
+const LinkSettingKind& impair_setting() {
+  static const ImpairSetting instance;
+  return instance;
+}
+
+}  // namespace fabriclab::runner

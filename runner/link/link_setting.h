@@ -1,0 +1,60 @@
+// Per-link settings: what a scenario sets on its links, each under its own
+// key in a `[[scenario]]` table (labs/SCHEMA.md, "Per-link settings"),
+// looked up by that key.
+//
+//   impair = "delay 100ms loss 1%"   tc-netem words, through the impairment
+//                                    backend (netem/impairment.h)
+//
+// A setting is one file in this folder implementing LinkSettingKind, plus a
+// row in link_settings.cc. The scenario runner applies every setting a
+// scenario names on the scenario's links (`links`) before launching the
+// ranks and removes them, in reverse, when the scenario ends.
+//
+// Ownership: apply() returns handles; destroying one reverts exactly what it
+// set. Thread safety: kinds are immutable singletons; handles have one owner.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "netem/impairment.h"
+
+namespace fabriclab::runner {
+
+class LabNetwork;
+
+// One setting in force on one place of the lab network.
+class AppliedLinkSetting {
+ public:
+  virtual ~AppliedLinkSetting() = default;  // reverts it
+  // One line for run.json's "applied" and the log.
+  virtual std::string describe() const = 0;
+  // Packets it dropped since it was applied (0 for settings that never drop).
+  virtual uint64_t drops() const = 0;
+};
+
+class LinkSettingKind {
+ public:
+  virtual ~LinkSettingKind() = default;
+  virtual const char* key() const = 0;  // the [[scenario]] key
+  // Checks the value as lab.toml wrote it; throws std::invalid_argument with
+  // a message fit to follow "key 'impair': " (no side effects).
+  virtual void validate(const std::string& value) const = 0;
+  // True when applying it needs the impairment backend.
+  virtual bool needs_backend() const = 0;
+  // Sets `value` on the links of `link_ranks` (a link "rN" carries the
+  // traffic rank N sends) where this runner owns them. `backend` is null
+  // unless needs_backend(). Throws like netem::Backend::apply; on throw
+  // nothing of this call is left.
+  virtual std::vector<std::unique_ptr<AppliedLinkSetting>> apply(
+      const std::string& value, const std::vector<int>& link_ranks, const LabNetwork& network,
+      netem::Backend* backend) const = 0;
+};
+
+// The setting under `key`, or null.
+const LinkSettingKind* find_link_setting(const std::string& key);
+std::vector<std::string> link_setting_keys();
+
+}  // namespace fabriclab::runner

@@ -1,0 +1,34 @@
+// The table of charts (chart_kind.h). Add a chart here.
+#include "runner/report/chart_kind.h"
+
+namespace fabriclab::runner::report {
+
+namespace {
+
+const ChartKind kCharts[] = {
+    {"loss_vs_time", "training loss (mean over ranks) against wall-clock time (s)",
+     loss_chart_script},
+    {"step_times", "step time (ms, slowest rank, log scale) per step", step_time_chart_script},
+};
+
+}  // namespace
+
+const ChartKind* find_chart(const std::string& name) {
+  for (const ChartKind& chart : kCharts) {
+    if (name == chart.name) return &chart;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> chart_names() {
+  std::vector<std::string> names;
+  for (const ChartKind& chart : kCharts) names.push_back(chart.name);
+  return names;
+}
+
+const std::vector<std::string>& default_charts() {
+  static const std::vector<std::string> names = {"loss_vs_time", "step_times"};
+  return names;
+}
+
+}  // namespace fabriclab::runner::report

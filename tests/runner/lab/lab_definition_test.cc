@@ -1,0 +1,139 @@
+// The lab model: lab.toml -> LabDefinition, with every plug-in name checked
+// against its registry and errors naming file, line and key.
+#include "runner/lab/lab_definition.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/input_error.h"
+#include "runner/link/link_setting.h"
+#include "tests/runner/test_support.h"
+
+namespace fabriclab::runner {
+namespace {
+
+const char* kHead = "[lab]\nid = \"93\"\ntitle = \"t\"\n";
+const char* kScenario = "[[scenario]]\nname = \"clean\"\n";
+
+class LabDefinitionTest : public ::testing::Test {
+ protected:
+  std::string write(const std::string& body) {
+    const std::string folder = dir_.path() + "/93-plugins";
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder + "/lab.toml") << kHead << body;
+    return folder + "/lab.toml";
+  }
+  // The InputError's message, or "(no error)".
+  std::string error(const std::string& body) {
+    try {
+      load_lab(write(body));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(LabDefinitionTest, DefaultsAreTrainOnAutoFabricWithTheDefaultCharts) {
+  const LabDefinition lab = load_lab(write(kScenario));
+  EXPECT_EQ(lab.workload.kind, "train");
+  EXPECT_TRUE(lab.workload.params.empty());
+  EXPECT_EQ(lab.fabric.kind, "auto");
+  EXPECT_EQ(lab.ranks, 2);
+  EXPECT_EQ(lab.charts, (std::vector<std::string>{"loss_vs_time", "step_times"}));
+  EXPECT_TRUE(lab.exercises.empty());
+}
+
+TEST_F(LabDefinitionTest, WorkloadTableAndOlderTrainerTableMeanTheSame) {
+  const LabDefinition a =
+      load_lab(write(std::string("[workload]\nkind = \"train\"\nwidth = 64\nlr = 0.1\n") + kScenario));
+  const LabDefinition b = load_lab(write(std::string("[trainer]\nwidth = 64\nlr = 0.1\n") + kScenario));
+  EXPECT_EQ(a.workload.kind, b.workload.kind);
+  EXPECT_EQ(a.workload.params, b.workload.params);
+  EXPECT_EQ(a.workload.param("width"), "64");
+}
+
+TEST_F(LabDefinitionTest, QuickOverridesWorkloadParameters) {
+  const std::string path =
+      write(std::string("[workload]\nsteps = 40\n[quick]\nsteps = 5\n") + kScenario);
+  EXPECT_EQ(load_lab(path).workload.param("steps"), "40");
+  EXPECT_EQ(load_lab(path, /*quick=*/true).workload.param("steps"), "5");
+}
+
+TEST_F(LabDefinitionTest, PluginNamesAreCheckedAgainstTheirRegistries) {
+  EXPECT_NE(error(std::string("[workload]\nkind = \"sweep\"\n") + kScenario)
+                .find("lab.toml:5: key 'kind': unknown workload 'sweep' (known: train)"),
+            std::string::npos);
+  EXPECT_NE(error(std::string("[workload]\nwidht = 3\n") + kScenario)
+                .find("lab.toml:5: key 'widht': not a parameter of workload 'train'"),
+            std::string::npos);
+  EXPECT_NE(error(std::string("[workload]\nwidth = \"wide\"\n") + kScenario)
+                .find("key 'width': expected a non-negative integer"),
+            std::string::npos);
+  EXPECT_NE(error(std::string("[topology]\nranks = 2\nkind = \"torus\"\n") + kScenario)
+                .find("lab.toml:6: key 'kind': unknown fabric kind 'torus' (known: auto, single, "
+                      "pair, switch)"),
+            std::string::npos);
+  EXPECT_NE(error(std::string("[topology]\nranks = 3\nkind = \"pair\"\n") + kScenario)
+                .find("fabric 'pair' holds 2 ranks, not 3"),
+            std::string::npos);
+  EXPECT_NE(error(std::string("[report]\ncharts = [\"step_times\", \"pie\"]\n") + kScenario)
+                .find("lab.toml:5: key 'charts': expected chart names (loss_vs_time, step_times)"),
+            std::string::npos);
+  EXPECT_NE(error(std::string(kScenario) + "impair = \"delay soon\"\n")
+                .find("lab.toml:6: key 'impair': not a valid netem spec"),
+            std::string::npos);
+  EXPECT_NE(error(std::string(kScenario) + "rate = \"1gbit\"\n").find("unknown key 'rate'"),
+            std::string::npos);
+  EXPECT_NE(error(std::string("[trainer]\nwidth = 8\n[workload]\nwidth = 8\n") + kScenario)
+                .find("[trainer] is the older name of [workload]"),
+            std::string::npos);
+}
+
+TEST_F(LabDefinitionTest, ChartsAndFabricKindAreKept) {
+  const LabDefinition lab = load_lab(write(
+      std::string("[topology]\nranks = 2\nkind = \"switch\"\n[report]\ncharts = [\"step_times\"]\n") +
+      kScenario));
+  EXPECT_EQ(lab.fabric.kind, "switch");
+  EXPECT_EQ(lab.charts, (std::vector<std::string>{"step_times"}));
+}
+
+TEST_F(LabDefinitionTest, ScenarioLinkSettingsAreKeptByKey) {
+  const LabDefinition lab =
+      load_lab(write(std::string(kScenario) + "impair = \"delay 5ms\"\nlinks = [\"r1\"]\n"));
+  const ScenarioDefinition& s = lab.scenarios.front();
+  EXPECT_EQ(s.link_settings, (std::map<std::string, std::string>{{"impair", "delay 5ms"}}));
+  EXPECT_EQ(s.impair, "delay 5ms");
+  ASSERT_TRUE(s.spec.has_value());
+  EXPECT_EQ(s.link_ranks, (std::vector<int>{1}));
+}
+
+TEST_F(LabDefinitionTest, ExercisesArePartOfTheLabAndNameItsScenarios) {
+  const std::string exercise =
+      "[[exercise]]\nid = \"x\"\nprompt = \"p\"\nhints = [\"h\"]\nkind = \"number\"\n"
+      "from = \"recording\"\nvalue = \"scenario.nope.result.wall_s\"\n";
+  EXPECT_NE(error(std::string(kScenario) + exercise).find("exercise 'x': the lab has no scenario 'nope'"),
+            std::string::npos);
+  const LabDefinition lab = load_lab(write(
+      std::string(kScenario) + "[[exercise]]\nid = \"p\"\nprompt = \"p\"\nhints = [\"h\"]\n"
+                               "kind = \"number\"\nfrom = \"lab\"\nvalue = \"params\"\n"));
+  ASSERT_EQ(lab.exercises.size(), 1u);
+  EXPECT_EQ(lab.exercises.front().id, "p");
+  // mlp at the trainer's default width 128: 118,282 parameters (trainer/models.h).
+  EXPECT_EQ(lab_model_params(lab), 118282);
+}
+
+TEST(LabCatalog, EveryShippedLabLoads) {
+  for (const std::string& file : list_lab_files(default_labs_dir())) {
+    SCOPED_TRACE(file);
+    const LabDefinition lab = load_lab(file);
+    EXPECT_FALSE(lab.scenarios.empty());
+    load_lab(file, /*quick=*/true);
+  }
+}
+
+}  // namespace
+}  // namespace fabriclab::runner

@@ -1,0 +1,79 @@
+// The plug-in registries a lab.toml names: workloads, fabric kinds, charts
+// and per-link settings, each looked up by name.
+#include <gtest/gtest.h>
+
+#include "runner/link/link_setting.h"
+#include "runner/report/chart_kind.h"
+#include "runner/topology/fabric.h"
+#include "runner/workload/train_workload.h"
+#include "runner/workload/workload.h"
+
+namespace fabriclab::runner {
+namespace {
+
+TEST(WorkloadRegistry, TrainRanksRunTheTrainerWithTheLabsFlags) {
+  const Workload& train = find_workload("train");
+  WorkloadDefinition w;
+  w.params = {{"width", "512"}, {"timeout_s", "300.000000"}, {"bucket_cap_mb", "4"}};
+  EXPECT_EQ(train.rank_command(w, "/tmp/m.jsonl"),
+            (std::vector<std::string>{"train", "--metrics", "/tmp/m.jsonl", "--log-every", "0",
+                                      "--bucket-cap-mb", "4", "--timeout", "300.000000",
+                                      "--width", "512"}));
+  EXPECT_EQ(train.planned_steps(w), 0);
+  w.params["steps"] = "40";
+  EXPECT_EQ(train.planned_steps(w), 40);
+  // mlp 784 -> 512 -> 512 -> 10 with biases.
+  EXPECT_EQ(train.model_params(w), 785 * 512 + 513 * 512 + 513 * 10);
+  EXPECT_THROW(find_workload("allreduce_sweep"), std::invalid_argument);
+  EXPECT_EQ(workload_kinds(), (std::vector<std::string>{"train"}));
+}
+
+TEST(FabricRegistry, AutoPicksSinglePairOrSwitchByRanks) {
+  EXPECT_EQ(draw_fabric("auto", 1).kind, "single");
+  EXPECT_EQ(draw_fabric("auto", 2).kind, "pair");
+  EXPECT_EQ(draw_fabric("auto", 3).kind, "switch");
+}
+
+TEST(FabricRegistry, GraphsNameHostsSwitchesAndLinks) {
+  const FabricGraph pair = draw_fabric("pair", 2);
+  ASSERT_EQ(pair.hosts.size(), 2u);
+  EXPECT_TRUE(pair.switches.empty());
+  ASSERT_EQ(pair.links.size(), 1u);
+  EXPECT_EQ(pair.links[0].name, "r0-r1");
+
+  const FabricGraph sw = draw_fabric("switch", 4);
+  ASSERT_EQ(sw.switches.size(), 1u);
+  EXPECT_EQ(sw.switches[0].name, "sw");
+  ASSERT_EQ(sw.links.size(), 4u);
+  EXPECT_EQ(sw.links[3].name, "r3-sw");
+  EXPECT_EQ(sw.links[3].a, "r3");
+  EXPECT_EQ(sw.hosts[3].rank, 3);
+
+  EXPECT_TRUE(draw_fabric("single", 1).links.empty());
+  EXPECT_THROW(draw_fabric("pair", 3), std::invalid_argument);
+  EXPECT_THROW(draw_fabric("single", 2), std::invalid_argument);
+  EXPECT_THROW(draw_fabric("clos", 4), std::invalid_argument);
+}
+
+TEST(ChartRegistry, DefaultsAreKnownCharts) {
+  for (const std::string& name : report::default_charts()) {
+    const report::ChartKind* chart = report::find_chart(name);
+    ASSERT_NE(chart, nullptr) << name;
+    EXPECT_EQ(name, chart->name);
+    EXPECT_NE(std::string(chart->title).find("("), std::string::npos) << "units in the title";
+  }
+  EXPECT_EQ(report::find_chart("pie"), nullptr);
+}
+
+TEST(LinkSettingRegistry, ImpairValidatesNetemWords) {
+  const LinkSettingKind* impair = find_link_setting("impair");
+  ASSERT_NE(impair, nullptr);
+  EXPECT_TRUE(impair->needs_backend());
+  EXPECT_NO_THROW(impair->validate("delay 50ms loss 1%"));
+  EXPECT_THROW(impair->validate("delay"), std::invalid_argument);
+  EXPECT_EQ(find_link_setting("rate"), nullptr);
+  EXPECT_EQ(link_setting_keys(), (std::vector<std::string>{"impair"}));
+}
+
+}  // namespace
+}  // namespace fabriclab::runner

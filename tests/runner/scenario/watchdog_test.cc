@@ -1,0 +1,194 @@
+// The scenario runner's watchdog and link-setting paths, fast: a fake lab
+// network (every rank in the runner's own namespace), a fake impairment
+// backend that records what it was asked, and a fake workload whose ranks
+// are /bin/sh scripts writing metrics events (doc/metrics.md) -- so a stall,
+// a deadline, a failing rank and a clean finish each take a second or two.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "netem/impairment.h"
+#include "runner/lab/lab_definition.h"
+#include "runner/ledger/ledger.h"
+#include "runner/recording/console.h"
+#include "runner/scenario/scenario_runner.h"
+#include "runner/topology/lab_network.h"
+#include "runner/workload/workload.h"
+#include "tests/runner/test_support.h"
+
+namespace fabriclab::runner {
+namespace {
+
+// Every rank local, in the runner's namespace; one target per impaired link.
+class FakeNetwork : public LabNetwork {
+ public:
+  explicit FakeNetwork(int ranks) : ranks_(ranks) {}
+  int world_size() const override { return ranks_; }
+  std::string master_addr() const override { return "127.0.0.1"; }
+  std::vector<LocalRank> local_ranks() const override {
+    std::vector<LocalRank> out;
+    for (int r = 0; r < ranks_; ++r) out.push_back({r, r, ranks_, -1, "fake", "127.0.0.1"});
+    return out;
+  }
+  std::vector<netem::Target> impairment_targets(const std::vector<int>& link_ranks,
+                                                netem::Direction direction) const override {
+    std::vector<netem::Target> out;
+    for (int r : link_ranks) out.push_back({"", -1, "fake" + std::to_string(r), {}, direction});
+    return out;
+  }
+  std::vector<CounterSource> counter_sources() const override { return {}; }
+
+ private:
+  int ranks_;
+};
+
+// Records applies and removals in one log, in order.
+class FakeBackend : public netem::Backend {
+ public:
+  std::string name() const override { return "fake"; }
+  std::unique_ptr<netem::Applied> apply(const netem::Target& target,
+                                        const netem::Spec&) override {
+    if (target.device == fail_on) throw std::runtime_error("fake: cannot apply on " + fail_on);
+    log.push_back("apply " + target.device);
+    return std::make_unique<Applied>(this, target.device);
+  }
+  std::vector<std::string> log;
+  std::string fail_on;
+
+ private:
+  class Applied : public netem::Applied {
+   public:
+    Applied(FakeBackend* owner, std::string device) : owner_(owner), device_(std::move(device)) {}
+    ~Applied() override { owner_->log.push_back("remove " + device_); }
+    netem::Stats stats() const override { return {10, 1000, 7, 0, 0}; }
+    std::string describe() const override { return "fake on " + device_; }
+
+   private:
+    FakeBackend* owner_;
+    std::string device_;
+  };
+};
+
+// Ranks run `sh -c SCRIPT <metrics path> <rank>`; $1 is where to write.
+class ScriptWorkload : public Workload {
+ public:
+  explicit ScriptWorkload(std::string script) : script_(std::move(script)) {}
+  const char* name() const override { return "script"; }
+  const std::map<std::string, ParamKind>& params() const override {
+    static const std::map<std::string, ParamKind> none;
+    return none;
+  }
+  std::vector<std::string> rank_command(const WorkloadDefinition&,
+                                        const std::string& metrics_path) const override {
+    return {"-c", script_, "sh", metrics_path};
+  }
+  int64_t planned_steps(const WorkloadDefinition&) const override { return 3; }
+  int64_t model_params(const WorkloadDefinition&) const override { return 0; }
+
+ private:
+  std::string script_;
+};
+
+// Shell: one step event for step $2 of 3.
+const char* kStep =
+    "step() { echo \"{\\\"v\\\":1,\\\"event\\\":\\\"step\\\",\\\"rank\\\":0,\\\"step\\\":$1,"
+    "\\\"loss\\\":1.0,\\\"step_ms\\\":5,\\\"ts\\\":$(date +%s.%N)}\" >> \"$M\"; }; M=$1; "
+    "echo '{\"v\":1,\"event\":\"start\",\"steps\":3}' >> \"$M\"; ";
+
+class WatchdogTest : public ::testing::Test {
+ protected:
+  WatchdogTest() : ledger_(make_id(), dir_.path() + "/ledgers"), console_(terminal_) {}
+
+  static std::string make_id() {
+    static int n = 0;
+    return "wd" + std::to_string(::getpid() % 10000) + std::to_string(n++);
+  }
+
+  ScenarioOutcome run(const std::string& script, ScenarioDefinition scenario,
+                      netem::Backend* backend = nullptr) {
+    lab_.id = "94";
+    lab_.workload.kind = "script";
+    ScriptWorkload workload(std::string(kStep) + script);
+    ScenarioContext context{&lab_,    &network_,   backend, &ledger_,
+                            &console_, dir_.path(), 29500,   {}};
+    context.executable = "/bin/sh";
+    context.workload = &workload;
+    return run_scenario(context, scenario);
+  }
+
+  static ScenarioDefinition scenario(double deadline_s, double stall_s) {
+    ScenarioDefinition s;
+    s.name = "s";
+    s.deadline_s = deadline_s;
+    s.stall_s = stall_s;
+    return s;
+  }
+
+  testing::TempDir dir_;
+  Ledger ledger_;
+  std::ostringstream terminal_;
+  Console console_;
+  LabDefinition lab_;
+  FakeNetwork network_{2};
+};
+
+TEST_F(WatchdogTest, RanksThatFinishTheirStepsComplete) {
+  const ScenarioOutcome o = run("step 1; step 2; step 3; exit 0", scenario(30, 10));
+  EXPECT_EQ(o.status, "completed") << o.message;
+  EXPECT_EQ(o.steps_completed, 3);
+  EXPECT_EQ(o.steps_planned, 3);
+}
+
+TEST_F(WatchdogTest, NoStepForStallSecondsIsAStall) {
+  const ScenarioOutcome o = run("step 1; sleep 30", scenario(30, 1));
+  EXPECT_EQ(o.status, "stalled");
+  EXPECT_NE(o.message.find("no rank completed a step for 1 s"), std::string::npos) << o.message;
+  EXPECT_EQ(o.steps_completed, 1);
+  EXPECT_LT(o.ended_unix_s - o.started_unix_s, 10) << "ranks are stopped, not waited for";
+}
+
+TEST_F(WatchdogTest, ProgressPastTheDeadlineIsADeadline) {
+  const ScenarioOutcome o = run("step 1; sleep 0.5; step 2; sleep 30", scenario(1.5, 20));
+  EXPECT_EQ(o.status, "deadline");
+  EXPECT_NE(o.message.find("after the 2 s deadline; 2 of 3 steps done"), std::string::npos)
+      << o.message;
+}
+
+TEST_F(WatchdogTest, ARankExitingNonZeroFailsTheScenarioWithItsLastWords) {
+  const ScenarioOutcome o =
+      run("step 1; echo 'gloo: connection reset by peer' >&2; exit 3", scenario(30, 10));
+  EXPECT_EQ(o.status, "failed");
+  EXPECT_NE(o.message.find("connection reset by peer"), std::string::npos) << o.message;
+}
+
+TEST_F(WatchdogTest, LinkSettingsAreAppliedBeforeAndRemovedAfterInReverse) {
+  FakeBackend backend;
+  ScenarioDefinition s = scenario(30, 10);
+  s.link_settings = {{"impair", "delay 1ms"}};
+  s.link_ranks = {0, 1};
+  const ScenarioOutcome o = run("step 1; step 2; step 3", s, &backend);
+  EXPECT_EQ(o.status, "completed") << o.message;
+  EXPECT_EQ(backend.log, (std::vector<std::string>{"apply fake0", "apply fake1", "remove fake1",
+                                                   "remove fake0"}));
+  EXPECT_EQ(o.applied, (std::vector<std::string>{"fake on fake0", "fake on fake1"}));
+  // The drops the live view and the counters event show come from the settings.
+  bool counted = false;
+  for (const auto& e : o.events)
+    counted = counted || (e.value("event", "") == "counters" && e.value("drops", 0) == 14);
+  EXPECT_TRUE(counted);
+}
+
+TEST_F(WatchdogTest, ASettingThatCannotBeAppliedFailsTheScenarioAndLeavesNothing) {
+  FakeBackend backend;
+  backend.fail_on = "fake1";
+  ScenarioDefinition s = scenario(30, 10);
+  s.link_settings = {{"impair", "delay 1ms"}};
+  s.link_ranks = {0, 1};
+  const ScenarioOutcome o = run("step 1; step 2; step 3", s, &backend);
+  EXPECT_EQ(o.status, "failed");
+  EXPECT_NE(o.message.find("cannot apply on fake1"), std::string::npos);
+  EXPECT_EQ(backend.log, (std::vector<std::string>{"apply fake0", "remove fake0"}));
+}
+
+}  // namespace
+}  // namespace fabriclab::runner
