@@ -5,7 +5,6 @@
 #include <regex>
 #include <set>
 
-#include "runner/workload/model_size.h"
 #include "runner/grading/property.h"
 #include "runner/lab/answer_vocabulary.h"
 #include "runner/lab/seed_pick.h"
