@@ -1,0 +1,92 @@
+// The dependency rules of runner/README.md ("Which way the arrows point"),
+// checked on the source: every `#include "runner/<folder>/..."` in
+// runner/<folder>/ must be one the rules allow, and nothing in runner/
+// includes a backend's folder of netem/. A walk of a lab file through the
+// code then never returns to a room it left.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace fabriclab::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+// folder -> the runner folders its files may include (besides its own).
+// Keep in step with runner/README.md.
+const std::map<std::string, std::set<std::string>>& allowed() {
+  static const std::map<std::string, std::set<std::string>> rules = {
+      {"cli", {"bench", "cleanup", "grading", "host", "lab", "ledger", "link", "process",
+               "recording", "report", "rundir", "scenario", "topology", "workload"}},
+      {"host", {"cleanup", "lab", "ledger", "link", "process", "recording", "rundir", "scenario",
+                "topology"}},
+      {"bench", {"lab", "ledger", "process", "recording", "scenario", "topology", "workload"}},
+      {"grading", {"lab", "rundir"}},
+      {"report", {"lab", "process", "rundir"}},
+      {"scenario", {"lab", "ledger", "link", "process", "recording", "report", "rundir",
+                    "topology", "workload"}},
+      {"cleanup", {"ledger", "process", "topology"}},
+      {"link", {"topology"}},
+      {"topology", {"ledger"}},
+      {"process", {"ledger"}},
+      {"lab", {"link", "report", "topology", "workload"}},
+      {"workload", {}},
+      {"rundir", {}},
+      {"recording", {}},
+      {"ledger", {}},
+  };
+  return rules;
+}
+
+std::vector<std::string> violations() {
+  const fs::path runner = fs::path(FABRICLAB_SOURCE_DIR) / "runner";
+  static const std::regex kInclude(R"(^\s*#\s*include\s*"((runner|netem)/([a-z_]+)/[^"]+)\")");
+  std::vector<std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(runner)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".h" && ext != ".cc") continue;
+    const std::string folder = fs::relative(entry.path(), runner).begin()->string();
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      std::smatch m;
+      if (!std::regex_search(line, m, kInclude)) continue;
+      const std::string where = fs::relative(entry.path(), runner.parent_path()).string() + ":" +
+                                std::to_string(n) + ": includes " + m[1].str();
+      if (m[2] == "netem") {
+        if (m[3] == "netlink" || m[3] == "userspace") out.push_back(where + " (a backend's folder)");
+        continue;
+      }
+      if (m[3] == folder) continue;
+      const auto rule = allowed().find(folder);
+      if (rule == allowed().end()) {
+        out.push_back(where + " (folder runner/" + folder + "/ has no rule: add it here and to runner/README.md)");
+      } else if (!rule->second.count(m[3])) {
+        out.push_back(where + " (runner/" + folder + "/ may not depend on runner/" + m[3].str() + "/)");
+      }
+    }
+  }
+  return out;
+}
+
+TEST(Architecture, RunnerFoldersIncludeOnlyWhatTheMapAllows) {
+  for (const std::string& v : violations()) ADD_FAILURE() << v;
+}
+
+TEST(Architecture, TheRuleTableMatchesTheFolders) {
+  const fs::path runner = fs::path(FABRICLAB_SOURCE_DIR) / "runner";
+  for (const auto& entry : fs::directory_iterator(runner)) {
+    if (entry.is_directory()) {
+      EXPECT_TRUE(allowed().count(entry.path().filename().string()))
+          << "runner/" << entry.path().filename().string() << "/ has no dependency rule";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fabriclab::runner
