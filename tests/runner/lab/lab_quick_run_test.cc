@@ -1,0 +1,102 @@
+// Every lab, run small as a student would: for each labs/NN-*/lab.toml the
+// runner itself lists, `fabriclab run NN --quick` must exit 0 (a stall or a
+// deadline is a result, not a failure), write run.json with every scenario
+// of the lab and its status, and `fabriclab grade NN` on that run must pass
+// with the answers derived from it (tests/runner/grading/derived_answers.h).
+//
+// The list of labs is read when the test program starts, so a new lab folder
+// is a new test with no change here; CMakeLists.txt relinks this program when
+// the set of lab files changes, so ctest discovers it after the next build.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runner/lab/lab_definition.h"
+#include "tests/runner/grading/derived_answers.h"
+#include "tests/runner/test_support.h"
+#include "tests/support/child_process.h"
+
+namespace fabriclab::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using fabriclab::testing::run_command;
+
+// The folder names of the labs ("02-dropped-packet"), in number order; empty
+// when the labs folder cannot be read (LabFiles.TheLabsFolderHoldsLabs says why).
+std::vector<std::string> lab_folders() {
+  std::vector<std::string> folders;
+  try {
+    for (const std::string& file : list_lab_files(default_labs_dir()))
+      folders.push_back(fs::path(file).parent_path().filename().string());
+  } catch (const std::exception&) {
+  }
+  return folders;
+}
+
+// The one run directory `fabriclab run` made below `output_dir`, or "".
+std::string run_directory(const std::string& output_dir) {
+  std::error_code ignored;
+  for (const auto& entry : fs::directory_iterator(output_dir, ignored))
+    if (fs::exists(entry.path() / "run.json")) return entry.path().string();
+  return "";
+}
+
+TEST(LabFiles, TheLabsFolderHoldsLabs) {
+  EXPECT_FALSE(list_lab_files(default_labs_dir()).empty()) << "no NN-name/lab.toml in "
+                                                          << default_labs_dir();
+}
+
+class LabQuickRun : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
+  SKIP_UNLESS_NETNS_PRIVILEGES();
+  const std::string labs = default_labs_dir();
+  const std::string lab_toml = find_lab_file(labs, GetParam());
+  const std::string id = GetParam().substr(0, GetParam().find('-'));
+  testing::TempDir dir;
+  const std::string output = dir.path() + "/runs";
+
+  const auto run = run_command({FABRICLAB_BINARY, "run", id, "--quick", "--labs", labs, "--output",
+                                output, "--no-charts"},
+                               {}, 540s);
+  ASSERT_TRUE(run.status.exited) << "still running after 540 s\n" << run.output;
+  ASSERT_EQ(run.status.code, 0) << run.output;
+  const std::string recording = run_directory(output);
+  ASSERT_FALSE(recording.empty()) << "no run.json below " << output << "\n" << run.output;
+
+  const nlohmann::json manifest = nlohmann::json::parse(std::ifstream(recording + "/run.json"));
+  std::set<std::string> recorded;
+  for (const auto& s : manifest["scenarios"]) {
+    EXPECT_TRUE(s["status"].is_string() && !s["status"].get<std::string>().empty()) << s.dump();
+    recorded.insert(s["name"].get<std::string>());
+  }
+  for (const ScenarioDefinition& s : load_lab(lab_toml, /*quick=*/true).scenarios)
+    EXPECT_EQ(recorded.count(s.name), 1u) << "scenario " << s.name << " missing from run.json";
+
+  const grading::testing::DerivedAnswers answers = grading::testing::derive_answers(lab_toml, recording);
+  for (const std::string& problem : answers.problems) ADD_FAILURE() << "recording: " << problem;
+  const std::string answers_path = dir.path() + "/answers.toml";
+  std::ofstream(answers_path) << answers.right;
+  const auto grade = run_command({FABRICLAB_BINARY, "grade", id, "--labs", labs, "--recording",
+                                  recording, "--answers", answers_path});
+  EXPECT_EQ(grade.status.code, 0) << answers.right << grade.output << "\n(run)\n" << run.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Labs, LabQuickRun, ::testing::ValuesIn(lab_folders()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;  // "02-dropped-packet" -> "02_dropped_packet"
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LabQuickRun);
+
+}  // namespace
+}  // namespace fabriclab::runner
