@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <regex>
-#include <set>
 
 #include "runner/grading/value_source.h"
 
@@ -11,10 +10,8 @@ namespace fabriclab::runner::grading {
 
 namespace {
 
-const std::set<std::string> kStatuses = {"completed", "stalled", "deadline", "failed", "skipped"};
-
 // "stalled|deadline" -> {"stalled", "deadline"}: any of them matches.
-std::vector<std::string> statuses(const std::string& alternatives) {
+std::vector<std::string> alternatives_of(const std::string& alternatives) {
   std::vector<std::string> out;
   size_t begin = 0;
   while (true) {
@@ -25,14 +22,16 @@ std::vector<std::string> statuses(const std::string& alternatives) {
   }
 }
 
-bool status_matches(const std::string& status, const std::string& alternatives) {
-  const std::vector<std::string> all = statuses(alternatives);
-  return std::find(all.begin(), all.end(), status) != all.end();
+bool status_matches(const std::optional<rundir::ScenarioStatus>& status,
+                    const std::vector<rundir::ScenarioStatus>& alternatives) {
+  return status &&
+         std::find(alternatives.begin(), alternatives.end(), *status) != alternatives.end();
 }
 
 struct Check {
   enum class Form { kOtherwise, kScenario, kAny, kNo, kCompare } form = Form::kOtherwise;
-  std::string scenario, status, path, op;
+  std::string scenario, path, op;
+  std::vector<rundir::ScenarioStatus> statuses;  // any of them matches
   double number = 0;
 };
 
@@ -43,14 +42,15 @@ Check parse_check(const std::string& text) {
       R"((\S+) (>=|<=|==|>|<) (-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?))");
   std::smatch m;
   Check c;
+  std::string alternatives;
   if (text == "otherwise") return c;
   if (std::regex_match(text, m, kScenario)) {
     c.form = Check::Form::kScenario;
     c.scenario = m[1];
-    c.status = m[2];
+    alternatives = m[2];
   } else if (std::regex_match(text, m, kQuantified)) {
     c.form = m[1] == "any" ? Check::Form::kAny : Check::Form::kNo;
-    c.status = m[2];
+    alternatives = m[2];
   } else if (std::regex_match(text, m, kCompare)) {
     c.form = Check::Form::kCompare;
     c.path = m[1];
@@ -63,11 +63,14 @@ Check parse_check(const std::string& text) {
                                 "scenario STATUS\", \"no scenario STATUS\", \"PATH OP NUMBER\", "
                                 "\"otherwise\")");
   }
-  for (const std::string& status : statuses(c.status)) {
-    if (!kStatuses.count(status)) {
-      throw std::invalid_argument("check '" + text + "': unknown status '" + status +
+  for (const std::string& word : alternatives_of(alternatives)) {
+    // A run that was interrupted is not graded as an outcome of the lab.
+    const auto status = rundir::scenario_status_from_string(word);
+    if (!status || *status == rundir::ScenarioStatus::kInterrupted) {
+      throw std::invalid_argument("check '" + text + "': unknown status '" + word +
                                   "' (expected completed, stalled, deadline, failed or skipped)");
     }
+    c.statuses.push_back(*status);
   }
   return c;
 }
@@ -94,13 +97,13 @@ bool check_holds(const std::string& text, const LabSpec& lab, const Recording& r
     case Check::Form::kScenario: {
       const RecordedScenario* s = rec.scenario(c.scenario);
       if (!s) throw DeriveError("your recording has no scenario '" + c.scenario + "'");
-      return status_matches(s->status, c.status);
+      return status_matches(s->status, c.statuses);
     }
     case Check::Form::kAny:
     case Check::Form::kNo: {
       bool any = false;
       for (const RecordedScenario& s : rec.scenarios)
-        any = any || status_matches(s.status, c.status);
+        any = any || status_matches(s.status, c.statuses);
       return c.form == Check::Form::kAny ? any : !any;
     }
     case Check::Form::kCompare: {
