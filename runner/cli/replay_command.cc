@@ -17,6 +17,7 @@
 #include "runner/recording/player.h"
 #include "runner/recording/terminal_sanitizer.h"
 #include "runner/report/render_report.h"
+#include "runner/rundir/run_format.h"
 
 namespace fabriclab::cli {
 namespace {
@@ -73,7 +74,7 @@ fs::path existing(const std::string& path) {
 std::string cast_path(const std::string& path) {
   const fs::path p = existing(path);
   if (!fs::is_directory(p)) return path;
-  const fs::path cast = p / "session.cast";
+  const fs::path cast = p / runner::rundir::kSessionCastFile;
   if (!fs::exists(cast)) {
     throw InputError(cast.string() + ": not found: is " + path +
                      " a fabriclab run directory (session.cast, run.json, metrics.jsonl)?");

@@ -8,8 +8,14 @@
 namespace fabriclab::runner::grading {
 
 using nlohmann::json;
+using rundir::ScenarioStatus;
 
 namespace {
+
+// The status's word; "" when run.json does not say.
+std::string word(const std::optional<ScenarioStatus>& status) {
+  return status ? rundir::to_string(*status) : std::string();
+}
 
 std::string num(double value) {
   std::ostringstream out;
@@ -19,7 +25,7 @@ std::string num(double value) {
 }
 
 std::string at(const json& event) {
-  return "metrics.jsonl:" + std::to_string(event.value("line", 0L));
+  return std::string(rundir::kMetricsFile) + ":" + std::to_string(event.value("line", 0L));
 }
 
 // What one rank's events of one scenario add up to.
@@ -51,9 +57,10 @@ class ScenarioChecker {
       }
     }
     for (long r = 0; r < rec_.ranks; ++r) ranks.insert(static_cast<int>(r));
-    if (s_.status == "skipped") return;
+    if (s_.status == ScenarioStatus::kSkipped) return;
     if (found == rec_.events.end()) {
-      add(-1, "run.json lists it (status " + s_.status + ") but metrics.jsonl has no event of it");
+      add(-1, "run.json lists it (status " + word(s_.status) +
+                  ") but metrics.jsonl has no event of it");
       return;
     }
     for (int rank : ranks) summaries_.push_back(check_rank(rank));
@@ -74,7 +81,8 @@ class ScenarioChecker {
     if (events.empty()) {
       // A rank that never started is what a failed or stalled scenario may
       // look like; a completed one must have every rank's events.
-      if (s_.status == "completed") add(rank, "no events in metrics.jsonl (truncated?)");
+      if (s_.status == ScenarioStatus::kCompleted)
+        add(rank, "no events in metrics.jsonl (truncated?)");
       return sum;
     }
     double previous_ts = -INFINITY;
@@ -147,24 +155,28 @@ class ScenarioChecker {
       const RankSummary& sum = summaries_[r];
       all_final = all_final && sum.final && sum.steps >= s_.steps_planned;
       any_error = any_error || sum.error;
-      if (s_.status == "completed" && (sum.steps != s_.steps_planned || !sum.final)) {
+      if (s_.status == ScenarioStatus::kCompleted &&
+          (sum.steps != s_.steps_planned || !sum.final)) {
         add(static_cast<int>(r), "status completed, but the metrics have " +
                                      std::to_string(sum.steps) + " of " +
                                      std::to_string(s_.steps_planned) + " steps" +
                                      (sum.final ? "" : " and no final event") + " (truncated?)");
       }
     }
-    if (s_.status == "completed" && any_error)
+    if (s_.status == ScenarioStatus::kCompleted && any_error)
       add(-1, "status completed, but a rank reported an error");
-    if ((s_.status == "stalled" || s_.status == "deadline" || s_.status == "failed") && all_final &&
-        !any_error) {
-      add(-1, "status " + s_.status + ", but every rank finished all " +
+    if ((s_.status == ScenarioStatus::kStalled || s_.status == ScenarioStatus::kDeadline ||
+         s_.status == ScenarioStatus::kFailed) &&
+        all_final && !any_error) {
+      add(-1, "status " + word(s_.status) + ", but every rank finished all " +
                   std::to_string(s_.steps_planned) + " steps");
     }
     for (const json& e : rec_.rank_events(s_.name, -1)) {
-      if (e.value("event", "") == "scenario_end" && e.value("status", s_.status) != s_.status) {
-        add(-1, "run.json says " + s_.status + " but the runner recorded " + e.value("status", "") +
-                    " at " + at(e));
+      // The reader has checked that a scenario_end's status is a known word.
+      if (e.value("event", "") == "scenario_end" && e.contains("status") &&
+          rundir::scenario_status_from_string(e["status"].get<std::string>()) != s_.status) {
+        add(-1, "run.json says " + word(s_.status) + " but the runner recorded " +
+                    e.value("status", "") + " at " + at(e));
       }
     }
   }

@@ -5,13 +5,18 @@
 
 #include "runner/grading/value_source.h"
 #include "runner/lab/answer_vocabulary.h"
+#include "runner/rundir/run_format.h"
 
 namespace fabriclab::runner::grading {
 
 namespace {
 
-bool status_matches(const std::string& status, const std::vector<std::string>& alternatives) {
-  return std::find(alternatives.begin(), alternatives.end(), status) != alternatives.end();
+// A recorded status (absent: the recording did not say) against the
+// check's words.
+bool status_matches(const std::optional<rundir::ScenarioStatus>& status,
+                    const std::vector<std::string>& alternatives) {
+  return status && std::find(alternatives.begin(), alternatives.end(),
+                             rundir::to_string(*status)) != alternatives.end();
 }
 
 }  // namespace

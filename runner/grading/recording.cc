@@ -1,7 +1,7 @@
 #include "runner/grading/recording.h"
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "common/input_error.h"
 
@@ -27,116 +27,76 @@ const std::vector<json>& Recording::rank_events(const std::string& scenario, int
 
 namespace {
 
-std::string string_field(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-long long_field(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<long>() : 0;
-}
-
-void read_manifest(const std::string& path, Recording& rec) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot read the recording's manifest");
-  try {
-    rec.run = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(path + ": not valid JSON (" + e.what() +
-                     "); a truncated or damaged recording");
-  }
-  if (!rec.run.is_object() || rec.run.value("format", "") != "fabriclab-run") {
+// What grading needs of run.json beyond the reader's rules.
+void require_manifest_fields(const std::string& path, Recording& rec) {
+  if (rec.run.value("format", "") != rundir::kRunFormatName) {
     throw InputError(path +
                      ": not a fabriclab run manifest (expected \"format\": \"fabriclab-run\")");
   }
-  if (!rec.run.contains("version") || rec.run["version"] != kRunFormatVersion) {
-    throw InputError(path + ": run.json version " + rec.run.value("version", json()).dump() +
-                     " is not one this grader knows (expected " +
-                     std::to_string(kRunFormatVersion) + ")");
+  if (!rec.run.contains("version")) {
+    throw InputError(path + ": run.json has no version (expected " +
+                     std::to_string(rundir::kRunFormatVersion) + ")");
   }
   if (rec.run.contains("lab") && rec.run["lab"].is_object()) {
-    rec.lab_id = string_field(rec.run["lab"], "id");
+    rec.lab_id = rec.run["lab"].value("id", json()).is_string()
+                     ? rec.run["lab"]["id"].get<std::string>()
+                     : std::string();
   }
   if (rec.lab_id.empty()) throw InputError(path + ": missing lab.id");
-  if (rec.run.contains("seed") && rec.run["seed"].is_number_integer()) {
-    rec.seed = rec.run["seed"].get<uint64_t>();
-  }
-  rec.ranks = long_field(rec.run, "ranks");
   if (!rec.run.contains("scenarios") || !rec.run["scenarios"].is_array()) {
     throw InputError(path + ": missing \"scenarios\" (expected an array)");
   }
-  for (const json& s : rec.run["scenarios"]) {
-    if (!s.is_object()) throw InputError(path + ": a scenario is not an object");
-    RecordedScenario scenario;
-    scenario.name = string_field(s, "name");
-    if (scenario.name.empty()) throw InputError(path + ": a scenario has no name");
-    scenario.status = string_field(s, "status");
-    scenario.message = string_field(s, "message");
-    scenario.steps_planned = long_field(s, "steps_planned");
-    scenario.steps_completed = long_field(s, "steps_completed");
-    scenario.result = s.contains("result") ? s["result"] : json();
-    rec.scenarios.push_back(std::move(scenario));
-  }
 }
 
-void read_metrics(const std::string& path, Recording& rec) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot read the recording's metrics");
-  std::string text;
-  long line = 0;
-  while (std::getline(in, text)) {
-    ++line;
-    if (text.empty()) continue;
-    json event = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (event.is_discarded() || !event.is_object()) {
-      rec.metrics_problems.push_back(
-          {line, "",
-           "metrics.jsonl:" + std::to_string(line) + ": not a JSON object (truncated or edited)"});
-      continue;
-    }
-    const std::string scenario = string_field(event, "scenario");
-    if (!event.contains("v") || event["v"] != kMetricsFormatVersion) {
-      rec.metrics_problems.push_back({line, scenario,
-                                      "metrics.jsonl:" + std::to_string(line) +
-                                          ": metrics version " + event.value("v", json()).dump() +
-                                          " is not one this grader knows (expected " +
-                                          std::to_string(kMetricsFormatVersion) + ")"});
-      continue;
-    }
-    if (scenario.empty()) {
-      rec.metrics_problems.push_back(
-          {line, "", "metrics.jsonl:" + std::to_string(line) + ": event has no \"scenario\""});
-      continue;
-    }
-    if (!event.contains("ts") || !event["ts"].is_number()) {
-      rec.metrics_problems.push_back(
-          {line, scenario,
-           "metrics.jsonl:" + std::to_string(line) + ": event has no time (\"ts\")"});
-      continue;
-    }
-    // Runner events (scenario_start, counters, scenario_end) have no rank;
-    // they are kept under rank -1.
-    const int rank =
-        event.contains("rank") && event["rank"].is_number_integer() ? event["rank"].get<int>() : -1;
-    event["line"] = line;
-    rec.events[scenario][rank].push_back(std::move(event));
+// The grader's own rule for an event the reader accepted; "" when it holds.
+std::string grading_problem(const json& event) {
+  if (!event.contains("v")) {
+    return "metrics version null is not one fabriclab knows (expected " +
+           std::to_string(rundir::kMetricsFormatVersion) + ")";
   }
+  if (!event.contains("scenario") || !event["scenario"].is_string()) {
+    return "event has no \"scenario\"";
+  }
+  if (!event.contains("ts") || !event["ts"].is_number()) return "event has no time (\"ts\")";
+  return "";
 }
 
 }  // namespace
 
 Recording load_recording(const std::string& dir) {
-  if (!fs::is_directory(dir)) throw InputError(dir + ": no such recording directory");
+  rundir::RunDirectory read = rundir::read_run(dir);
   Recording rec;
   rec.dir = dir;
-  const std::string manifest = (fs::path(dir) / "run.json").string();
-  if (!fs::exists(manifest))
-    throw InputError(manifest + ": missing; is " + dir + " a run directory?");
-  read_manifest(manifest, rec);
-  const std::string metrics = (fs::path(dir) / "metrics.jsonl").string();
-  if (!fs::exists(metrics)) throw InputError(metrics + ": missing; the recording has no metrics");
-  read_metrics(metrics, rec);
+  rec.run = std::move(read.manifest);
+  require_manifest_fields((fs::path(dir) / rundir::kManifestFile).string(), rec);
+  if (rec.run.contains("seed") && rec.run["seed"].is_number_integer()) {
+    rec.seed = rec.run["seed"].get<uint64_t>();
+  }
+  if (rec.run.contains("ranks") && rec.run["ranks"].is_number()) {
+    rec.ranks = rec.run["ranks"].get<long>();
+  }
+  rec.scenarios = std::move(read.scenarios);
+
+  std::vector<rundir::MetricsProblem> problems = std::move(read.problems);
+  for (rundir::MetricsEvent& line : read.metrics) {
+    const std::string problem = grading_problem(line.event);
+    const std::string scenario = line.event.value("scenario", json()).is_string()
+                                     ? line.event["scenario"].get<std::string>()
+                                     : std::string();
+    if (!problem.empty()) {
+      problems.push_back({line.line, scenario, problem});
+      continue;
+    }
+    const json& rank = line.event.value("rank", json());
+    line.event["line"] = line.line;
+    rec.events[scenario][rank.is_number_integer() ? rank.get<int>() : -1].push_back(
+        std::move(line.event));
+  }
+  std::stable_sort(problems.begin(), problems.end(),
+                   [](const auto& a, const auto& b) { return a.line < b.line; });
+  for (const rundir::MetricsProblem& p : problems) {
+    rec.metrics_problems.push_back({p.line, p.scenario, rundir::describe(p)});
+  }
   return rec;
 }
 
@@ -145,7 +105,8 @@ std::string newest_run_dir(const std::string& runs_dir, const std::string& lab_i
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(runs_dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(lab_id + "-", 0) != 0 || !fs::exists(entry.path() / "run.json")) continue;
+    if (name.rfind(lab_id + "-", 0) != 0 || !fs::exists(entry.path() / rundir::kManifestFile))
+      continue;
     if (name > fs::path(newest).filename().string()) newest = entry.path().string();
   }
   if (newest.empty()) {

@@ -1,14 +1,17 @@
-// A run directory as the grader reads it: run.json (the manifest) and
-// metrics.jsonl (every rank's events), recordings/FORMAT.md version 1.
+// A run directory as the grader reads it: runner/rundir/run_reader.h's
+// reader (recordings/FORMAT.md version 1), with the events regrouped by
+// scenario and rank and every damaged line kept as a problem.
 //
-// Contract: load_recording() throws InputError when the directory, run.json
-// or metrics.jsonl is missing, when run.json is not JSON or not a
-// "fabriclab-run" of a version this grader knows. Damage inside
-// metrics.jsonl (a line that is not JSON, an unknown metrics version, an
-// event without scenario or rank) is not thrown: it is kept in
+// Contract: load_recording() throws InputError when the reader does (the
+// directory, run.json or metrics.jsonl missing, run.json damaged), and when
+// run.json lacks what grading needs: "format", "version", "lab.id" and
+// "scenarios". Damage inside metrics.jsonl is not thrown: it is kept in
 // `metrics_problems` so the consistency check can report it and grading can
 // go on for what does not depend on it (a truncated recording still grades
-// its lab-derived exercises). Plain data, no shared state.
+// its lab-derived exercises). Besides the reader's rules, the grader counts
+// as damage an event without "v", without "scenario" (the runner writes no
+// run-level events) or without a numeric "ts" (it checks times).
+// Plain data, no shared state.
 #pragma once
 
 #include <cstdint>
@@ -18,25 +21,17 @@
 #include <string>
 #include <vector>
 
+#include "runner/rundir/run_reader.h"
+
 namespace fabriclab::runner::grading {
 
-constexpr int kRunFormatVersion = 1;      // run.json "version"
-constexpr int kMetricsFormatVersion = 1;  // metrics events' "v" (doc/metrics.md)
-
-struct RecordedScenario {
-  std::string name;
-  std::string status;  // completed | stalled | deadline | failed | skipped
-  std::string message;
-  long steps_planned = 0;
-  long steps_completed = 0;
-  nlohmann::json result;  // the summary row; null when absent
-};
+using rundir::RecordedScenario;
 
 // One problem found while reading metrics.jsonl, with its line.
 struct MetricsProblem {
   long line = 0;
   std::string scenario;  // empty when the line did not say
-  std::string message;
+  std::string message;   // "metrics.jsonl:LINE: ..."
 };
 
 struct Recording {
@@ -47,8 +42,10 @@ struct Recording {
   long ranks = 0;
   std::vector<RecordedScenario> scenarios;  // in run.json order
   // scenario -> rank -> events in file order (each with its "line" added).
+  // Runner events (scenario_start, counters, scenario_end) have no rank;
+  // they are kept under rank -1.
   std::map<std::string, std::map<int, std::vector<nlohmann::json>>> events;
-  std::vector<MetricsProblem> metrics_problems;
+  std::vector<MetricsProblem> metrics_problems;  // in line order
 
   const RecordedScenario* scenario(const std::string& name) const;  // null if absent
   // Events of one scenario and rank (empty when there are none).

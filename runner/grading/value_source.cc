@@ -57,7 +57,7 @@ Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
   if (!scenario) throw DeriveError("your recording has no scenario '" + name + "'");
   if (path.what == "status") {
     v.type = Value::Type::kText;
-    v.text = scenario->status;
+    v.text = scenario->status ? rundir::to_string(*scenario->status) : std::string();
     return v;
   }
   if (path.what == "steps_completed") return number_or_null(scenario->steps_completed, text);

@@ -15,12 +15,21 @@ namespace {
 
 // An interruption (Ctrl-C on some host) wins: the other hosts' ranks then
 // fail because their peer stopped, which is its consequence, not its cause.
-int severity(const std::string& status) {
-  if (status == "interrupted") return 4;
-  if (status == "failed") return 3;
-  if (status == "stalled") return 2;
-  if (status == "deadline") return 1;
-  return 0;  // completed
+int severity(rundir::ScenarioStatus status) {
+  switch (status) {
+    case rundir::ScenarioStatus::kInterrupted:
+      return 4;
+    case rundir::ScenarioStatus::kFailed:
+      return 3;
+    case rundir::ScenarioStatus::kStalled:
+      return 2;
+    case rundir::ScenarioStatus::kDeadline:
+      return 1;
+    case rundir::ScenarioStatus::kCompleted:
+    case rundir::ScenarioStatus::kSkipped:
+      return 0;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -32,7 +41,7 @@ ScenarioOutcome outcome_from_json(const nlohmann::json& j) { return j.get<Scenar
 ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
                                const HostPlacement& placement) {
   ScenarioOutcome merged;
-  merged.status = "completed";
+  merged.status = rundir::ScenarioStatus::kCompleted;
   merged.started_unix_s = per_host.front().started_unix_s;
   merged.steps_completed = per_host.front().steps_completed;
   nlohmann::json start_event, counters = {{"retransmits", 0}, {"drops", 0}, {"link_bytes", 0}};
@@ -67,7 +76,7 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
         counters[field] = counters[field].get<uint64_t>() + last_counters.value(field, uint64_t{0});
   }
   auto runner_event = [&](const std::string& kind, nlohmann::json fields) {
-    fields["v"] = 1;
+    fields["v"] = rundir::kMetricsFormatVersion;
     fields["event"] = kind;
     fields["scenario"] = scenario;
     fields["ts"] = merged.ended_unix_s;

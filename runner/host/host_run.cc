@@ -239,10 +239,10 @@ class HostLabRun {
       store_->has("run");  // a set is not answered; this round trip proves the lead got it
     } catch (const std::exception& e) {
       run_problem_ = "lost the lead, " + placement_.describe(0) + ": " + e.what();
-      outcome.status = "failed";
+      outcome.status = rundir::ScenarioStatus::kFailed;
       outcome.message = run_problem_;
     }
-    if (!watch_->problem().empty() && outcome.status != "completed")
+    if (!watch_->problem().empty() && outcome.status != rundir::ScenarioStatus::kCompleted)
       outcome.message = watch_->problem();
   }
 
@@ -262,7 +262,7 @@ class HostLabRun {
       } catch (const std::exception& e) {
         lost = e.what();
         ScenarioOutcome missing;
-        missing.status = "failed";
+        missing.status = rundir::ScenarioStatus::kFailed;
         missing.message = lost;
         missing.started_unix_s = per_host.front().started_unix_s;
         missing.ended_unix_s = per_host.front().ended_unix_s;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <regex>
 
+#include "runner/rundir/run_format.h"
+
 namespace fabriclab::runner {
 
 namespace {
@@ -178,8 +180,17 @@ void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
 }
 
 const std::set<std::string>& check_status_words() {
-  static const std::set<std::string> words = {"completed", "stalled", "deadline", "failed",
-                                              "skipped"};
+  // Every outcome a scenario of a finished lab can have; an interrupted run
+  // is not graded as an outcome of the lab.
+  static const std::set<std::string> words = [] {
+    std::set<std::string> out;
+    for (auto s : {rundir::ScenarioStatus::kCompleted, rundir::ScenarioStatus::kStalled,
+                   rundir::ScenarioStatus::kDeadline, rundir::ScenarioStatus::kFailed,
+                   rundir::ScenarioStatus::kSkipped}) {
+      out.insert(rundir::to_string(s));
+    }
+    return out;
+  }();
   return words;
 }
 

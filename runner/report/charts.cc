@@ -65,7 +65,8 @@ ChartOutput render_charts(const RunDirectory& run, const std::vector<ScenarioSum
     if (events == run.events.end()) continue;
     std::string label = summary.name;
     if (!summary.condition.empty()) label += ": " + summary.condition;
-    if (summary.status != "completed") label += " (" + summary.status + ")";
+    if (summary.status != rundir::ScenarioStatus::kCompleted)
+      label += " (" + status_word(summary) + ")";
     series.push_back(series_of(summary.name, label, events->second));
     if (!series.back().points.empty()) {
       write_file(options.charts_dir / data_file_name(summary.name),

@@ -28,6 +28,10 @@ struct RankSteps {
 
 }  // namespace
 
+std::string status_word(const ScenarioSummary& summary) {
+  return summary.status ? rundir::to_string(*summary.status) : "unknown";
+}
+
 double median_of(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -120,13 +124,15 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
 void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::string& clean_name) {
   std::optional<double> clean_wall_s;
   for (const ScenarioSummary& summary : summaries) {
-    if (summary.name == clean_name && summary.status == "completed" && summary.result.wall_s > 0) {
+    if (summary.name == clean_name && summary.status == rundir::ScenarioStatus::kCompleted &&
+        summary.result.wall_s > 0) {
       clean_wall_s = summary.result.wall_s;
     }
   }
   for (ScenarioSummary& summary : summaries) {
     summary.result.slowdown.reset();
-    if (clean_wall_s && summary.status == "completed" && summary.result.wall_s > 0) {
+    if (clean_wall_s && summary.status == rundir::ScenarioStatus::kCompleted &&
+        summary.result.wall_s > 0) {
       summary.result.slowdown = summary.result.wall_s / *clean_wall_s;
     }
   }
@@ -162,14 +168,18 @@ std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
       return value.is_string() ? value.get<std::string>() : std::string();
     };
     summary.condition = text("condition");
-    summary.status = text("status");
+    // The reader has checked every status word.
+    summary.status = rundir::scenario_status_from_string(text("status"));
     summary.message = text("message");
     for (const json& event : events) {
       if (event.value("event", std::string()) != "scenario_end") continue;
-      if (summary.status.empty()) summary.status = event.value("status", std::string());
+      if (!summary.status) {
+        const json word = event.value("status", json());
+        if (word.is_string())
+          summary.status = rundir::scenario_status_from_string(word.get<std::string>());
+      }
       if (summary.message.empty()) summary.message = event.value("message", std::string());
     }
-    if (summary.status.empty()) summary.status = "unknown";
     const json planned = scenario.value("steps_planned", json());
     if (planned.is_number_integer()) {
       summary.steps_planned = planned.get<int>();

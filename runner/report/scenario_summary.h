@@ -52,7 +52,8 @@ struct ScenarioResult {
 struct ScenarioSummary {
   std::string name;
   std::string condition;  // "+100 ms latency"; "" if unknown
-  std::string status;     // completed | stalled | deadline | failed | skipped | unknown
+  // From run.json, else the scenario_end event; nullopt when neither says.
+  std::optional<rundir::ScenarioStatus> status;
   std::string message;    // why, for anything but completed
   std::optional<int> steps_planned;
   ScenarioResult result;
@@ -75,6 +76,9 @@ void compute_slowdowns(std::vector<ScenarioSummary>& summaries,
 // `scenario_end` event's, steps_planned to the trainer's `steps`), results
 // from the events, slowdowns against "clean".
 std::vector<ScenarioSummary> summarize_run(const RunDirectory& run);
+
+// The status's word, or "unknown" when the run does not say.
+std::string status_word(const ScenarioSummary& summary);
 
 // Median and nearest-rank percentile as defined above; 0 for no values.
 double median_of(std::vector<double> values);

@@ -56,8 +56,9 @@ constexpr const char* kGap = "  ";
 }  // namespace
 
 std::string format_status(const ScenarioSummary& summary) {
-  const std::string status = upper(summary.status);
-  if (summary.status == "completed" || summary.status == "skipped" || !summary.steps_planned) {
+  const std::string status = upper(status_word(summary));
+  if (summary.status == rundir::ScenarioStatus::kCompleted ||
+      summary.status == rundir::ScenarioStatus::kSkipped || !summary.steps_planned) {
     return status;
   }
   return fmt::format("{} {}/{}", status, summary.result.steps_completed, *summary.steps_planned);
@@ -130,7 +131,7 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
       "TCP retx: segments retransmitted.  drops: packets the impairment dropped.\n"
       "final loss: mean over ranks of the last step's training loss.\n";
   for (const ScenarioSummary& summary : summaries) {
-    if (summary.status == "completed") continue;
+    if (summary.status == rundir::ScenarioStatus::kCompleted) continue;
     out += fmt::format("{}: {}{}\n", summary.name, format_status(summary),
                        summary.message.empty() ? "" : " -- " + summary.message);
   }

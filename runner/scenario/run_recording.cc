@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -33,44 +32,31 @@ double unix_now_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-void write_json(const std::string& path, const nlohmann::json& doc) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp);
-    out << doc.dump(2) << "\n";
-  }
-  std::filesystem::rename(temp, path);
-}
-
 }  // namespace
 
 RunRecording::RunRecording(const LabDefinition& lab, const std::string& output_dir,
                            const std::string& run_id, const std::string& suffix)
     : lab_(lab),
-      dir_(output_dir + "/" + lab.id + "-" + utc_stamp() + "-" + run_id + suffix),
+      writer_(output_dir + "/" + lab.id + "-" + utc_stamp() + "-" + run_id + suffix),
       console_(std::cout) {
-  std::filesystem::create_directories(dir_);
-  console_.attach_cast(dir_ + "/session.cast", kCastWidth, kCastHeight,
+  console_.attach_cast(writer_.session_cast_path(), kCastWidth, kCastHeight,
                        "fabriclab lab " + lab.name);
   console_.print(fmt::format("\n== Lab {}: {} ==\n", lab.id, lab.title));
-  metrics_.open(dir_ + "/metrics.jsonl");
   struct utsname u {};
   ::uname(&u);
-  manifest_ = {{"format", "fabriclab-run"},
-               {"version", 1},
-               {"lab", {{"id", lab.id}, {"name", lab.name}, {"title", lab.title}}},
-               {"run_id", run_id},
-               {"started_unix_s", unix_now_s()},
-               {"mode", "namespaces"},
-               {"versions", {{"fabriclab", FABRICLAB_VERSION}, {"libtorch", "1.13.1"}}},
-               {"ranks", lab.ranks},
-               {"workload", lab.workload.kind},
-               {"trainer", lab.workload.params},
-               {"fabric", lab.fabric.kind},
-               {"charts", lab.charts},
-               {"scenarios", nlohmann::json::array()},
-               {"kernel", u.release},
-               {"host", u.nodename}};
+  writer_.manifest().update(
+      {{"lab", {{"id", lab.id}, {"name", lab.name}, {"title", lab.title}}},
+       {"run_id", run_id},
+       {"started_unix_s", unix_now_s()},
+       {"mode", "namespaces"},
+       {"versions", {{"fabriclab", FABRICLAB_VERSION}, {"libtorch", "1.13.1"}}},
+       {"ranks", lab.ranks},
+       {"workload", lab.workload.kind},
+       {"trainer", lab.workload.params},
+       {"fabric", lab.fabric.kind},
+       {"charts", lab.charts},
+       {"kernel", u.release},
+       {"host", u.nodename}});
 }
 
 RunRecording::~RunRecording() = default;
@@ -82,52 +68,47 @@ void RunRecording::begin_scenario(const ScenarioDefinition& s) {
 }
 
 bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutcome& outcome) {
-  for (const auto& event : outcome.events) metrics_ << event.dump() << "\n";
-  metrics_.flush();
+  writer_.append_events(outcome.events);
 
-  std::string verdict = outcome.status;
+  const std::string status = rundir::to_string(outcome.status);
+  std::string verdict = status;
   std::transform(verdict.begin(), verdict.end(), verdict.begin(), ::toupper);
   console_.print(fmt::format("   {}: {} in {:.1f} s, {} of {} steps{}\n", s.name, verdict,
                              outcome.ended_unix_s - outcome.started_unix_s, outcome.steps_completed,
                              outcome.steps_planned,
                              outcome.message.empty() ? "" : " -- " + outcome.message));
-  console_.marker("scenario " + s.name + ": " + outcome.status);
-  manifest_["scenarios"].push_back(
-      {{"name", s.name},
-       {"condition", s.condition},
-       {"impairments", {{{"links", s.links}, {"spec", s.impair}, {"applied", outcome.applied}}}},
-       {"status", outcome.status},
-       {"message", outcome.message},
-       {"started_unix_s", outcome.started_unix_s},
-       {"ended_unix_s", outcome.ended_unix_s},
-       {"steps_planned", outcome.steps_planned},
-       {"steps_completed", outcome.steps_completed}});
-  return outcome.status != "failed" && outcome.status != "interrupted";
+  console_.marker("scenario " + s.name + ": " + status);
+  writer_.add_scenario({s.name, s.condition, s.links, s.impair, outcome.applied, outcome.status,
+                        outcome.message, outcome.started_unix_s, outcome.ended_unix_s,
+                        outcome.steps_planned, outcome.steps_completed});
+  return outcome.status != rundir::ScenarioStatus::kFailed &&
+         outcome.status != rundir::ScenarioStatus::kInterrupted;
 }
 
 void RunRecording::finish(bool charts_in_terminal) {
-  metrics_.close();
-  manifest_["ended_unix_s"] = unix_now_s();
-  write_json(dir_ + "/run.json", manifest_);  // first without results: a report failure keeps it
+  writer_.close_metrics();
+  nlohmann::json& manifest = writer_.manifest();
+  manifest["ended_unix_s"] = unix_now_s();
+  writer_.write_manifest();  // first without results: a report failure keeps it
 
   // Results are computed from the metrics, the same way a replay does, and
   // stored in run.json so graders need not recompute them.
-  const auto summaries = report::summarize_run(report::read_run_directory(dir_));
-  for (auto& scenario : manifest_["scenarios"]) {
+  const auto summaries = report::summarize_run(report::read_run_directory(dir()));
+  for (auto& scenario : manifest["scenarios"]) {
     for (const auto& summary : summaries) {
       if (summary.name == scenario["name"]) scenario["result"] = nlohmann::json(summary.result);
     }
   }
-  write_json(dir_ + "/run.json", manifest_);
+  writer_.write_manifest();
   std::ostringstream report_text;
-  report::render_report(dir_, report_text, charts_in_terminal);
+  report::render_report(dir(), report_text, charts_in_terminal);
   console_.print("\n" + report_text.str());
-  console_.print(fmt::format("\nrun directory: {}\n", dir_));
+  console_.print(fmt::format("\nrun directory: {}\n", dir()));
   console_.close_cast();
 }
 
 void RunRecording::finish_without_manifest() {
-  metrics_.close();
+  writer_.close_metrics();
   console_.close_cast();
 }
 

@@ -10,20 +10,21 @@
 //
 // Both namespace mode (lab_run.cc) and host mode's lead
 // (runner/host/host_run.cc) write their recordings through it, so the two
-// are the same format and grade the same way.
+// are the same format and grade the same way. The files themselves are
+// written by runner/rundir/run_writer.h, the format's one writer.
 //
 // Lifetime: owns the files and the Console; the LabDefinition must outlive
 // it. Not thread-safe, except console() (Console is).
 // Errors: std::runtime_error when the directory or a file cannot be written.
 #pragma once
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "runner/lab/lab_definition.h"
 #include "runner/recording/console.h"
+#include "runner/rundir/run_writer.h"
 #include "runner/scenario/scenario_runner.h"
 
 namespace fabriclab::runner {
@@ -40,15 +41,15 @@ class RunRecording {
   RunRecording(const RunRecording&) = delete;
   RunRecording& operator=(const RunRecording&) = delete;
 
-  const std::string& dir() const { return dir_; }
+  const std::string& dir() const { return writer_.dir(); }
   Console& console() { return console_; }
   // run.json as it will be written; add or change fields freely.
-  nlohmann::json& manifest() { return manifest_; }
+  nlohmann::json& manifest() { return writer_.manifest(); }
 
   // The scenario's chapter marker and header line.
   void begin_scenario(const ScenarioDefinition& scenario);
   // Its events to metrics.jsonl, its verdict line, its marker, its entry in
-  // run.json. Returns false when the outcome is "failed" or "interrupted".
+  // run.json. Returns false when the outcome is failed or interrupted.
   bool end_scenario(const ScenarioDefinition& scenario, const ScenarioOutcome& outcome);
 
   // Writes run.json, computes the results from the metrics (as replay does)
@@ -60,10 +61,8 @@ class RunRecording {
 
  private:
   const LabDefinition& lab_;
-  std::string dir_;
+  rundir::RunWriter writer_;
   Console console_;
-  std::ofstream metrics_;
-  nlohmann::json manifest_;
 };
 
 }  // namespace fabriclab::runner

@@ -97,7 +97,7 @@ class ScenarioRun {
       launch_ranks();
       watch();
     } catch (const std::exception& e) {
-      outcome_.status = "failed";
+      outcome_.status = rundir::ScenarioStatus::kFailed;
       outcome_.message = e.what();
     }
     stop_ranks();
@@ -196,7 +196,7 @@ class ScenarioRun {
       show_progress(seconds_since(start));
 
       if (StopSignals::stop_requested()) {
-        outcome_.status = "interrupted";
+        outcome_.status = rundir::ScenarioStatus::kInterrupted;
         outcome_.message = "stopped by signal " + std::to_string(StopSignals::stop_signal());
         return;
       }
@@ -204,7 +204,7 @@ class ScenarioRun {
       if (c_.external_failure) {
         std::string why = c_.external_failure();
         if (!why.empty()) {
-          outcome_.status = "failed";
+          outcome_.status = rundir::ScenarioStatus::kFailed;
           outcome_.message = std::move(why);
           return;
         }
@@ -213,14 +213,14 @@ class ScenarioRun {
       // over the impaired link are as stuck as ranks stuck mid-training
       // (startup takes a few seconds, well inside any sane stall limit).
       if (seconds_since(last_progress) > s_.stall_s) {
-        outcome_.status = "stalled";
+        outcome_.status = rundir::ScenarioStatus::kStalled;
         outcome_.message =
             fmt::format("no rank completed a step for {:.0f} s (stall limit); {} of {} steps done",
                         s_.stall_s, steps_done(), planned());
         return;
       }
       if (seconds_since(start) > s_.deadline_s) {
-        outcome_.status = "deadline";
+        outcome_.status = rundir::ScenarioStatus::kDeadline;
         outcome_.message =
             fmt::format("still running after the {:.0f} s deadline; {} of {} steps done",
                         s_.deadline_s, steps_done(), planned());
@@ -240,14 +240,14 @@ class ScenarioRun {
       }
       if (!status->success()) {
         collect_events();
-        outcome_.status = "failed";
+        outcome_.status = rundir::ScenarioStatus::kFailed;
         outcome_.message = fmt::format("rank {} {}: {}", states_[r].rank, status->describe(),
                                        last_line_of(states_[r].log_path));
         return true;
       }
     }
     if (all_done) {
-      outcome_.status = "completed";
+      outcome_.status = rundir::ScenarioStatus::kCompleted;
       return true;
     }
     return false;

@@ -5,7 +5,7 @@
 //   per local rank -> follow their metrics (live progress line, counters)
 //   -> watchdog -> stop the ranks -> remove the link settings.
 //
-// Outcomes (ScenarioOutcome::status):
+// Outcomes (ScenarioOutcome::status, runner/rundir/run_format.h):
 //   completed  every rank finished its steps and exited 0
 //   stalled    after the first step, no rank completed a step for `stall_s` s
 //   deadline   the scenario ran longer than `deadline_s` while progressing
@@ -28,6 +28,7 @@
 
 #include "netem/impairment.h"
 #include "runner/lab/lab_definition.h"
+#include "runner/rundir/run_format.h"
 
 namespace fabriclab::runner {
 
@@ -54,7 +55,7 @@ struct ScenarioContext {
 };
 
 struct ScenarioOutcome {
-  std::string status;   // see above
+  rundir::ScenarioStatus status = rundir::ScenarioStatus::kFailed;  // see above; set by the runner
   std::string message;  // why, when not completed
   double started_unix_s = 0;
   double ended_unix_s = 0;

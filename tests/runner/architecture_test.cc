@@ -34,7 +34,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"link", {"topology"}},
       {"topology", {"ledger"}},
       {"process", {"ledger"}},
-      {"lab", {"link", "report", "topology", "workload"}},
+      {"lab", {"link", "report", "rundir", "topology", "workload"}},
       {"workload", {}},
       {"rundir", {}},
       {"recording", {}},

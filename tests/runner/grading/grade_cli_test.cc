@@ -155,7 +155,7 @@ TEST_F(GradeCliTest, BadInputExitsTwo) {
   testing::write_text(dir_.path() + "/other/run.json", "{\"format\": \"fabriclab-run\", \"vers");
   const auto damaged = grade({"--recording", dir_.path() + "/other"});
   EXPECT_EQ(damaged.status.code, 2) << damaged.output;
-  EXPECT_NE(damaged.output.find("run.json: not valid JSON"), std::string::npos) << damaged.output;
+  EXPECT_NE(damaged.output.find("run.json:1: not valid JSON"), std::string::npos) << damaged.output;
 }
 
 }  // namespace

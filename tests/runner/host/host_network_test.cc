@@ -73,7 +73,7 @@ nlohmann::json event(const std::string& kind, double ts,
 
 ScenarioOutcome outcome_of(const std::string& status, int rank, double t0) {
   ScenarioOutcome o;
-  o.status = status;
+  o.status = *rundir::scenario_status_from_string(status);
   o.started_unix_s = t0;
   o.ended_unix_s = t0 + 10;
   o.steps_planned = 5;
@@ -89,7 +89,7 @@ TEST(HostOutcomes, MergeKeepsEveryRanksEventsAndOneRunnerRecord) {
   const HostPlacement p{{"10.0.0.1", "10.0.0.2"}, 0, 1};
   ScenarioOutcome follower = outcome_from_json(outcome_to_json(outcome_of("stalled", 1, 100.5)));
   const ScenarioOutcome merged = merge_outcomes({outcome_of("completed", 0, 100), follower}, p);
-  EXPECT_EQ(merged.status, "stalled");
+  EXPECT_EQ(merged.status, rundir::ScenarioStatus::kStalled);
   EXPECT_EQ(merged.message.rfind("host 1 (10.0.0.2): ", 0), 0u) << merged.message;
   EXPECT_EQ(merged.steps_completed, 3);
   EXPECT_EQ(merged.started_unix_s, 100);

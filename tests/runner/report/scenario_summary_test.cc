@@ -102,7 +102,7 @@ TEST(Percentiles, NearestRankAndMedian) {
 ScenarioSummary summary(const std::string& name, const std::string& status, double wall_s) {
   ScenarioSummary s;
   s.name = name;
-  s.status = status;
+  s.status = rundir::scenario_status_from_string(status);
   s.result.wall_s = wall_s;
   return s;
 }

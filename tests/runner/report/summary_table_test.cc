@@ -76,7 +76,7 @@ TEST_F(SummaryTable, LongConditionIsShortenedToFit) {
 TEST(SummaryTableAbsent, MissingValuesPrintDashes) {
   ScenarioSummary skipped;
   skipped.name = "later";
-  skipped.status = "skipped";
+  skipped.status = rundir::ScenarioStatus::kSkipped;
   skipped.message = "the lab was interrupted";
   const std::string table = format_summary_table({skipped});
   const std::string row = row_of(table, "later");

@@ -11,6 +11,7 @@
 #include "runner/lab/lab_definition.h"
 #include "runner/ledger/ledger.h"
 #include "runner/recording/console.h"
+#include "runner/rundir/run_format.h"
 #include "runner/scenario/scenario_runner.h"
 #include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
@@ -134,14 +135,14 @@ class WatchdogTest : public ::testing::Test {
 
 TEST_F(WatchdogTest, RanksThatFinishTheirStepsComplete) {
   const ScenarioOutcome o = run("step 1; step 2; step 3; exit 0", scenario(30, 10));
-  EXPECT_EQ(o.status, "completed") << o.message;
+  EXPECT_EQ(rundir::to_string(o.status), "completed") << o.message;
   EXPECT_EQ(o.steps_completed, 3);
   EXPECT_EQ(o.steps_planned, 3);
 }
 
 TEST_F(WatchdogTest, NoStepForStallSecondsIsAStall) {
   const ScenarioOutcome o = run("step 1; sleep 30", scenario(30, 1));
-  EXPECT_EQ(o.status, "stalled");
+  EXPECT_EQ(rundir::to_string(o.status), "stalled");
   EXPECT_NE(o.message.find("no rank completed a step for 1 s"), std::string::npos) << o.message;
   EXPECT_EQ(o.steps_completed, 1);
   EXPECT_LT(o.ended_unix_s - o.started_unix_s, 10) << "ranks are stopped, not waited for";
@@ -149,7 +150,7 @@ TEST_F(WatchdogTest, NoStepForStallSecondsIsAStall) {
 
 TEST_F(WatchdogTest, ProgressPastTheDeadlineIsADeadline) {
   const ScenarioOutcome o = run("step 1; sleep 0.5; step 2; sleep 30", scenario(1.5, 20));
-  EXPECT_EQ(o.status, "deadline");
+  EXPECT_EQ(rundir::to_string(o.status), "deadline");
   EXPECT_NE(o.message.find("after the 2 s deadline; 2 of 3 steps done"), std::string::npos)
       << o.message;
 }
@@ -157,7 +158,7 @@ TEST_F(WatchdogTest, ProgressPastTheDeadlineIsADeadline) {
 TEST_F(WatchdogTest, ARankExitingNonZeroFailsTheScenarioWithItsLastWords) {
   const ScenarioOutcome o =
       run("step 1; echo 'gloo: connection reset by peer' >&2; exit 3", scenario(30, 10));
-  EXPECT_EQ(o.status, "failed");
+  EXPECT_EQ(rundir::to_string(o.status), "failed");
   EXPECT_NE(o.message.find("connection reset by peer"), std::string::npos) << o.message;
 }
 
@@ -167,7 +168,7 @@ TEST_F(WatchdogTest, LinkSettingsAreAppliedBeforeAndRemovedAfterInReverse) {
   s.link_settings = {{"impair", "delay 1ms"}};
   s.link_ranks = {0, 1};
   const ScenarioOutcome o = run("step 1; step 2; step 3", s, &backend);
-  EXPECT_EQ(o.status, "completed") << o.message;
+  EXPECT_EQ(rundir::to_string(o.status), "completed") << o.message;
   EXPECT_EQ(backend.log, (std::vector<std::string>{"apply fake0", "apply fake1", "remove fake1",
                                                    "remove fake0"}));
   EXPECT_EQ(o.applied, (std::vector<std::string>{"fake on fake0", "fake on fake1"}));
@@ -185,7 +186,7 @@ TEST_F(WatchdogTest, ASettingThatCannotBeAppliedFailsTheScenarioAndLeavesNothing
   s.link_settings = {{"impair", "delay 1ms"}};
   s.link_ranks = {0, 1};
   const ScenarioOutcome o = run("step 1; step 2; step 3", s, &backend);
-  EXPECT_EQ(o.status, "failed");
+  EXPECT_EQ(rundir::to_string(o.status), "failed");
   EXPECT_NE(o.message.find("cannot apply on fake1"), std::string::npos);
   EXPECT_EQ(backend.log, (std::vector<std::string>{"apply fake0", "remove fake0"}));
 }

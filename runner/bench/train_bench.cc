@@ -1,0 +1,192 @@
+#include "runner/bench/train_bench.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "common/free_port.h"
+#include "common/input_error.h"
+#include "common/temp_dir.h"
+#include "runner/bench/step_rate.h"
+#include "runner/bench/train_bench_configs.h"
+#include "runner/workload/model_size.h"
+#include "runner/process/process.h"
+#include "trainer/dense_layer.h"
+
+namespace fabriclab::runner::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class Side { kFabriclab, kDdp };
+const char* side_name(Side side) { return side == Side::kFabriclab ? "fabriclab" : "DDP"; }
+
+std::string tail_of(const std::string& path, size_t max_chars = 1500) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
+}
+
+std::vector<std::string> rank_argv(Side side, const TrainBenchConfig& c,
+                                   const TrainBenchOptions& o, const std::string& metrics) {
+  const std::vector<std::string> common = {"--model",   c.model,
+                                           "--width",   std::to_string(c.width),
+                                           "--batch",   std::to_string(c.batch),
+                                           "--steps",   std::to_string(o.steps),
+                                           "--threads", std::to_string(o.threads),
+                                           "--metrics", metrics,
+                                           "--timeout", "120"};
+  std::vector<std::string> argv;
+  if (side == Side::kFabriclab) {
+    argv = {o.trainer, "train", "--data", "synthetic", "--iface", "lo", "--log-every", "0",
+            "--gemm", o.gemm};
+  } else {
+    argv = {o.python, o.script, "--warmup", std::to_string(o.warmup)};
+    if (o.ddp_bucket_view) argv.push_back("--gradient-as-bucket-view");
+  }
+  argv.insert(argv.end(), common.begin(), common.end());
+  return argv;
+}
+
+// Launches the N ranks of one side, waits for all, and times them.
+StepRate run_side(Side side, const TrainBenchConfig& c, const TrainBenchOptions& o,
+                  const TempDir& dir, int run) {
+  const int port = fabriclab::free_loopback_port();
+  std::vector<Process> ranks;
+  std::vector<std::string> metrics, logs;
+  for (int r = 0; r < o.world_size; ++r) {
+    const std::string stem = std::string(side == Side::kFabriclab ? "fabriclab" : "ddp") + "-" +
+                             std::to_string(run) + "-rank" + std::to_string(r);
+    metrics.push_back(dir.file(stem + ".jsonl"));
+    logs.push_back(dir.file(stem + ".log"));
+    LaunchSpec spec;
+    spec.argv = rank_argv(side, c, o, metrics.back());
+    spec.env = torchrun_environment("127.0.0.1", port, r, o.world_size, r, o.world_size);
+    spec.env["GLOO_SOCKET_IFNAME"] = "lo";
+    spec.stdout_stream = Redirect::file(logs.back());
+    spec.stderr_stream = Redirect::append(logs.back());
+    spec.label = std::string(side_name(side)) + " rank " + std::to_string(r);
+    ranks.push_back(Process::launch(spec));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
+  for (;;) {
+    size_t done = 0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const auto status = ranks[r].poll();
+      if (!status) continue;
+      if (!status->success()) {
+        terminate_all(ranks);
+        throw std::runtime_error(ranks[r].label() + " " + status->describe() + "; its output:\n" +
+                                 tail_of(logs[r]));
+      }
+      ++done;
+    }
+    if (done == ranks.size()) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      terminate_all(ranks);
+      throw std::runtime_error(std::string(side_name(side)) + " ranks did not finish within " +
+                               std::to_string(o.timeout_s) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::vector<nlohmann::json> events;
+  for (const auto& path : metrics) {
+    auto more = read_json_lines(path);
+    events.insert(events.end(), more.begin(), more.end());
+  }
+  return step_rate(events, o.world_size, o.warmup);
+}
+
+std::string join(const std::vector<double>& values) {
+  std::string text;
+  for (double v : values) text += (text.empty() ? "" : " ") + fmt::format("{:.1f}", v);
+  return text;
+}
+
+// Steps/s of every repeat of one configuration, per side.
+struct Row {
+  std::vector<double> fab, ddp;
+};
+
+void print_table(const TrainBenchOptions& o, const std::vector<TrainBenchConfig>& configs,
+                 const std::vector<Row>& rows, const std::string& fabriclab_gemm,
+                 const std::string& ddp_gemm) {
+  std::printf(
+      "\nfabriclab bench train: %d ranks on loopback (gloo), %d intra-op thread(s) each, "
+      "%lld steps (%lld warmup excluded), median of %d alternating repeats; DDP "
+      "gradient_as_bucket_view=%s\n\n",
+      o.world_size, o.threads, static_cast<long long>(o.steps), static_cast<long long>(o.warmup),
+      o.repeat, o.ddp_bucket_view ? "True" : "False");
+  std::printf("dense layers: fabriclab on %s; DDP on %s\n\n", fabriclab_gemm.c_str(),
+              ddp_gemm.c_str());
+  std::printf("%-30s %-18s %10s %9s %16s %12s %7s %8s %s\n", "config", "model", "params", "grad MB",
+              "fabriclab st/s", "DDP st/s", "ratio", "target", "result");
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const TrainBenchConfig& c = configs[i];
+    const int64_t params = runner::model_params(c.model, c.width);
+    const double fab = median(rows[i].fab), ddp = median(rows[i].ddp);
+    const double ratio = ddp > 0 ? fab / ddp : 0;
+    const std::string model = fmt::format("{} w{} b{}", c.model, c.width, c.batch);
+    const std::string target = c.target > 0 ? fmt::format(">={:.2f}x", c.target) : "-";
+    const char* result = c.target > 0 ? (ratio >= c.target ? "PASS" : "MISS") : "";
+    std::printf("%-30s %-18s %10lld %9.1f %16.1f %12.1f %6.2fx %8s %s\n", c.label.c_str(),
+                model.c_str(), static_cast<long long>(params), params * 4 / 1e6, fab, ddp, ratio,
+                target.c_str(), result);
+  }
+  std::printf("\nper repeat (steps/s):\n");
+  for (size_t i = 0; i < configs.size(); ++i) {
+    std::printf("  %-28s fabriclab [%s]  DDP [%s]\n", configs[i].label.c_str(),
+                join(rows[i].fab).c_str(), join(rows[i].ddp).c_str());
+  }
+}
+
+}  // namespace
+
+std::string default_ddp_script() {
+  return std::string(FABRICLAB_SOURCE_DIR) + "/trainer/bench/ddp_baseline.py";
+}
+
+void run_train_bench(const TrainBenchOptions& o) {
+  if (o.warmup < 1 || o.warmup >= o.steps) {
+    throw InputError("--warmup must be >= 1 and below --steps (" + std::to_string(o.steps) + ")");
+  }
+  if (!fs::exists(o.script)) {
+    throw InputError("--ddp-script " + o.script + ": no such file (trainer/bench/ddp_baseline.py)");
+  }
+  const std::vector<TrainBenchConfig> configs = train_bench_configs(o);
+  // Where a difference comes from: at large batches the step is matrix products.
+  const std::string fabriclab_gemm = trainer::describe_gemm(trainer::parse_gemm(o.gemm));
+  const std::string ddp_gemm = trainer::describe_gemm(trainer::Gemm::kTorch);
+  spdlog::info("dense layers: fabriclab on {}; DDP on {}", fabriclab_gemm, ddp_gemm);
+  TempDir dir("fabriclab-bench-train");
+  std::vector<Row> rows(configs.size());
+  int run = 0;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const TrainBenchConfig& c = configs[i];
+    spdlog::info(
+        "{}: {} width {} batch {} ({} params), {} ranks x {} thread(s), {} steps "
+        "({} warmup), {} repeat(s)",
+        c.label, c.model, c.width, c.batch, runner::model_params(c.model, c.width), o.world_size,
+        o.threads, o.steps, o.warmup, o.repeat);
+    for (int r = 0; r < o.repeat; ++r) {
+      // Alternate which side goes first so drift on a shared machine hits both.
+      const Side order[2] = {r % 2 == 0 ? Side::kFabriclab : Side::kDdp,
+                             r % 2 == 0 ? Side::kDdp : Side::kFabriclab};
+      for (Side side : order) {
+        const StepRate rate = run_side(side, c, o, dir, run++);
+        (side == Side::kFabriclab ? rows[i].fab : rows[i].ddp).push_back(rate.steps_per_s);
+        spdlog::info("  repeat {}: {:9} {:8.1f} steps/s ({} steps in {:.2f} s)", r + 1,
+                     side_name(side), rate.steps_per_s, rate.steps, rate.wall_s);
+      }
+    }
+  }
+  print_table(o, configs, rows, fabriclab_gemm, ddp_gemm);
+}
+
+}  // namespace fabriclab::runner::bench

@@ -1,0 +1,45 @@
+// What `fabriclab bench train` measures: the configurations and their targets.
+#include "runner/bench/train_bench_configs.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace fabriclab::runner::bench {
+namespace {
+
+TEST(TrainBenchConfigs, CustomModelHasATargetOnlyWithALargeGradient) {
+  TrainBenchOptions o;  // mlp w128: 118,282 params, 0.47 MB of gradient
+  std::vector<TrainBenchConfig> configs = train_bench_configs(o);
+  ASSERT_EQ(configs.size(), 1u);
+  EXPECT_EQ(configs[0].label, "custom");
+  EXPECT_EQ(configs[0].model, "mlp");
+  EXPECT_EQ(configs[0].width, 128);
+  EXPECT_EQ(configs[0].batch, 64);
+  EXPECT_EQ(configs[0].target, 0);
+
+  o.width = 2560;  // 8.6 M params: 34 MB
+  configs = train_bench_configs(o);
+  EXPECT_EQ(configs[0].target, 1.0);
+}
+
+TEST(TrainBenchConfigs, IssuePresetIsLab02AndALargeMlp) {
+  ::setenv("FABRICLAB_LABS", FABRICLAB_SOURCE_DIR "/labs", 1);
+  TrainBenchOptions o;
+  o.preset = "issue";
+  const std::vector<TrainBenchConfig> configs = train_bench_configs(o);
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].label.rfind("lab 02 (02-", 0), 0u) << configs[0].label;
+  EXPECT_EQ(configs[0].target, 1.25);
+  EXPECT_EQ(configs[1].label, ">= 25 MB gradient");
+  EXPECT_EQ(configs[1].width, 2560);
+  EXPECT_EQ(configs[1].target, 1.0);
+}
+
+TEST(TrainBenchOptions, DefaultDdpScriptIsInThisTree) {
+  EXPECT_EQ(TrainBenchOptions().script,
+            std::string(FABRICLAB_SOURCE_DIR) + "/trainer/bench/ddp_baseline.py");
+}
+
+}  // namespace
+}  // namespace fabriclab::runner::bench
