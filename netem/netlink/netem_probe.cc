@@ -9,9 +9,9 @@
 #include <fstream>
 #include <thread>
 
+#include "common/rtnl_socket.h"
 #include "netem/netlink/kernel_error.h"
 #include "netem/netlink/qdisc_message.h"
-#include "netem/netlink/rtnl_socket.h"
 #include "netem/spec_parse.h"
 
 namespace fabriclab::netem::netlink {

@@ -12,7 +12,7 @@
 #include "common/input_error.h"
 #include "common/scoped_netns.h"
 #include "runner/ledger/run_id.h"
-#include "runner/topology/rtnetlink.h"
+#include "runner/topology/netns_links.h"
 #include "runner/topology/user_namespace.h"
 
 namespace fabriclab::runner {
@@ -95,7 +95,7 @@ std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledg
       rank.egress = {rank.netns, rank.netns_fd, rank.device};
       disable_ipv6(rank.netns_fd);
     }
-    RtnlSocket(rank.netns_fd, rank.netns).set_up("lo");
+    NetnsLinks(rank.netns_fd, rank.netns).set_up("lo");
     topology->ranks_.push_back(rank);
   }
   if (spec.ranks == 2) topology->build_pair();
@@ -105,9 +105,9 @@ std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledg
   }
   for (const RankNetwork& rank : topology->ranks_) {
     if (rank.device.empty()) continue;
-    RtnlSocket socket(rank.netns_fd, rank.netns);
-    socket.add_ipv4(rank.device, rank.ipv4, rank.prefix_len);
-    socket.set_up(rank.device);
+    NetnsLinks links(rank.netns_fd, rank.netns);
+    links.add_ipv4(rank.device, rank.ipv4, rank.prefix_len);
+    links.set_up(rank.device);
   }
   spdlog::debug("topology of run {}:\n{}", spec.run_id, topology->describe());
   return topology;
@@ -138,7 +138,7 @@ int Topology::add_namespace(const std::string& name, const std::string& mount_di
 void Topology::build_pair() {
   RankNetwork& r0 = ranks_[0];
   RankNetwork& r1 = ranks_[1];
-  RtnlSocket(r0.netns_fd, r0.netns).create_veth(r0.device, r1.device, r1.netns_fd);
+  NetnsLinks(r0.netns_fd, r0.netns).create_veth(r0.device, r1.device, r1.netns_fd);
   r0.ingress = r1.egress;
   r1.ingress = r0.egress;
   links_.push_back({"r0-r1", 0, r0.egress, r1.egress});
@@ -147,15 +147,15 @@ void Topology::build_pair() {
 void Topology::build_switch() {
   const NetworkNamespace& sw = namespaces_[static_cast<size_t>(switch_index_)].ns;
   disable_ipv6(sw.fd());
-  RtnlSocket socket(sw.fd(), sw.name());
-  socket.set_up("lo");
-  socket.create_bridge(kBridge);
-  socket.set_up(kBridge);
+  NetnsLinks links(sw.fd(), sw.name());
+  links.set_up("lo");
+  links.create_bridge(kBridge);
+  links.set_up(kBridge);
   for (RankNetwork& rank : ranks_) {
     const std::string port = port_towards(rank.rank);
-    socket.create_veth(port, rank.device, rank.netns_fd);
-    socket.set_master(port, kBridge);
-    socket.set_up(port);
+    links.create_veth(port, rank.device, rank.netns_fd);
+    links.set_master(port, kBridge);
+    links.set_up(port);
     rank.ingress = {sw.name(), sw.fd(), port};
     links_.push_back(
         {"r" + std::to_string(rank.rank) + "-sw", rank.rank, rank.egress, rank.ingress});
@@ -166,7 +166,7 @@ void Topology::destroy() {
   // Reverse order of creation. Deleting one end of a veth deletes the pair.
   for (auto link = links_.rbegin(); link != links_.rend(); ++link) {
     try {
-      RtnlSocket(link->a.netns_fd, link->a.netns).delete_link(link->a.device);
+      NetnsLinks(link->a.netns_fd, link->a.netns).delete_link(link->a.device);
     } catch (const std::exception& e) {
       spdlog::warn("topology {}: {}", run_id_, e.what());
     }
@@ -175,7 +175,7 @@ void Topology::destroy() {
   if (switch_index_ >= 0) {
     const NetworkNamespace& sw = namespaces_[static_cast<size_t>(switch_index_)].ns;
     try {
-      RtnlSocket(sw.fd(), sw.name()).delete_link(kBridge);
+      NetnsLinks(sw.fd(), sw.name()).delete_link(kBridge);
     } catch (const std::exception& e) {
       spdlog::warn("topology {}: {}", run_id_, e.what());
     }

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "runner/topology/rtnetlink.h"
+#include "runner/topology/netns_links.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -160,7 +160,7 @@ PrivilegeMode enter_rootless_namespace_if_needed(std::string* why) {
     }
   }
   // The runner now sits in a network namespace of its own; give it loopback.
-  RtnlSocket(-1, "runner (rootless)").set_up("lo");
+  NetnsLinks(-1, "runner (rootless)").set_up("lo");
   if (why != nullptr) {
     *why = "not root (uid " + std::to_string(uid) +
            "): entered a user namespace of our own (rootless mode), " + names;

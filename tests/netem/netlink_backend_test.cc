@@ -14,12 +14,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/rtnl_socket.h"
 #include "netem/netlink/kernel_error.h"
 #include "netem/netlink/netem_probe.h"
 #include "netem/netlink/netlink_backend.h"
 #include "netem/netlink/peer_filter.h"
 #include "netem/netlink/qdisc_list.h"
-#include "netem/netlink/rtnl_socket.h"
 #include "netem/spec_parse.h"
 #include "tests/netem/lab_netns.h"
 
