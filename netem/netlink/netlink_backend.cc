@@ -11,6 +11,7 @@
 #include "common/rtnl_socket.h"
 #include "netem/netlink/kernel_error.h"
 #include "netem/netlink/limit.h"
+#include "netem/netlink/netlink_leftovers.h"
 #include "netem/netlink/peer_filter.h"
 #include "netem/spec_parse.h"
 
@@ -248,6 +249,10 @@ std::unique_ptr<Applied> NetlinkBackend::apply(const Target& target, const Spec&
                peers ? " (peer filter)" : "");
   return std::make_unique<NetlinkApplied>(std::move(sock), target, ifindex, owned, netem_handle,
                                           with_limit(spec));
+}
+
+Leftovers NetlinkBackend::remove_leftovers(const Target& target, bool dry_run) {
+  return netlink::remove_leftovers(target, dry_run);
 }
 
 std::string clear_impairment(const Target& target, bool force) {

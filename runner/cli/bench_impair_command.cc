@@ -37,11 +37,10 @@
 #include "common/temp_dir.h"
 #include "common/ping_output.h"
 #include "common/scoped_netns.h"
+#include "netem/backend_probe.h"
 #include "netem/impairment.h"
-#include "netem/netlink/netem_probe.h"
 #include "netem/spec_parse.h"
 #include "netem/userspace/impairment_model.h"
-#include "netem/userspace/userspace_backend.h"
 #include "runner/cli/bench_parent.h"
 #include "runner/cli/commands.h"
 #include "runner/ledger/ledger.h"
@@ -313,23 +312,19 @@ void run_bench(const BenchOptions& opt) {
     std::string why;
   };
   std::vector<Candidate> candidates;
-  if (opt.backend == "all" || opt.backend == "netem") {
-    std::string probe;
-    if (netem::netlink::probe_netem(&probe) != netem::netlink::NetemSupport::kAbsent) {
-      candidates.push_back({"netem", netem::make_backend(netem::BackendKind::kNetem), probe});
-    } else {
-      std::printf("backend netem: not measured: %s\n", probe.c_str());
-    }
-  }
-  if (opt.backend == "all" || opt.backend == "userspace") {
-    std::string reason;
-    if (netem::userspace_backend_available(&reason)) {
-      netem::UserspaceOptions uo;
-      uo.seed = seed;
-      candidates.push_back({"userspace", netem::make_userspace_backend(uo), reason});
-    } else {
-      std::printf("backend userspace: not measured: %s\n", reason.c_str());
-    }
+  netem::BackendOptions options;
+  options.seed = seed;
+  for (const netem::BackendProbe& probe : netem::probe_backends()) {
+    if (opt.backend != "all" && opt.backend != probe.name) continue;
+    // netem is tried unless known absent (apply() then says why); userspace
+    // only when it works.
+    const bool usable = probe.kind == netem::BackendKind::kNetem
+                            ? probe.availability != netem::Availability::kNo
+                            : probe.availability == netem::Availability::kYes;
+    if (usable)
+      candidates.push_back({probe.name, netem::make_backend(probe.kind, options), probe.why});
+    else
+      std::printf("backend %s: not measured: %s\n", probe.name.c_str(), probe.why.c_str());
   }
   if (candidates.empty()) throw std::runtime_error("no impairment backend can run here");
 

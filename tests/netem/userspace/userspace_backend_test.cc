@@ -16,6 +16,7 @@
 #include "common/ping_output.h"
 #include "netem/spec_parse.h"
 #include "netem/userspace/userspace_backend.h"
+#include "netem/userspace/userspace_probe.h"
 #include "tests/netem/userspace/veth_lab.h"
 
 namespace fabriclab::netem {
@@ -42,14 +43,14 @@ class UserspaceBackendTest : public ::testing::Test {
   void SetUp() override {
     std::string reason = VethLab::skip_reason();
     if (!reason.empty()) GTEST_SKIP() << reason;
-    if (!userspace_backend_available(&reason)) GTEST_SKIP() << reason;
+    if (userspace::probe_backend(&reason) != Availability::kYes) GTEST_SKIP() << reason;
     lab_ = std::make_unique<VethLab>();
     target_.netns = lab_->ns_a();
     target_.device = VethLab::kDevice;
   }
 
   std::unique_ptr<Applied> apply(const std::string& spec, uint64_t seed = 1) {
-    UserspaceOptions options;
+    BackendOptions options;
     options.seed = seed;
     return make_userspace_backend(options)->apply(target_, parse_spec(spec));
   }

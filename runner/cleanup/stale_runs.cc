@@ -1,4 +1,4 @@
-#include "runner/ledger/stale_runs.h"
+#include "runner/cleanup/stale_runs.h"
 
 #include <dirent.h>
 #include <spdlog/spdlog.h>
