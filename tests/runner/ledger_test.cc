@@ -6,8 +6,8 @@
 
 #include <fstream>
 
+#include "common/process_identity.h"
 #include "runner/ledger/run_id.h"
-#include "runner/process/process_identity.h"
 #include "tests/runner/test_support.h"
 
 namespace fabriclab::runner {

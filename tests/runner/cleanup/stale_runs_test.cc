@@ -8,9 +8,9 @@
 
 #include <fstream>
 
+#include "common/process_identity.h"
 #include "runner/ledger/ledger.h"
 #include "runner/process/process.h"
-#include "runner/process/process_identity.h"
 #include "tests/runner/test_support.h"
 
 namespace fabriclab::runner {
