@@ -2,8 +2,8 @@
 #include <spdlog/spdlog.h>
 
 #include "common/input_error.h"
+#include "netem/backend_probe.h"
 #include "netem/impairment.h"
-#include "netem/netlink/netem_probe.h"
 #include "netem/netlink/netlink_backend.h"
 #include "netem/userspace/userspace_backend.h"
 
@@ -17,6 +17,11 @@ BackendKind parse_backend_kind(const std::string& word) {
 }
 
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* why) {
+  return make_backend(kind, BackendOptions{}, why);
+}
+
+std::unique_ptr<Backend> make_backend(BackendKind kind, const BackendOptions& options,
+                                      std::string* why) {
   auto say = [&](const std::string& s) {
     if (why) *why = s;
   };
@@ -26,21 +31,20 @@ std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* why) {
       return std::make_unique<netlink::NetlinkBackend>();
     case BackendKind::kUserspace:
       say("userspace backend (asked for): NFQUEUE, delays and drops decided in this process");
-      return make_userspace_backend();
+      return make_userspace_backend(options);
     case BackendKind::kAuto:
       break;
   }
-  std::string probe;
-  netlink::NetemSupport s = netlink::probe_netem(&probe);
-  if (s == netlink::NetemSupport::kAbsent) {
-    say("userspace backend (auto): this kernel has no sch_netem -- " + probe);
-    return make_userspace_backend();
+  BackendProbe netem = probe_backend(BackendKind::kNetem);
+  if (netem.availability == Availability::kNo) {
+    say("userspace backend (auto): this kernel has no sch_netem -- " + netem.why);
+    return make_userspace_backend(options);
   }
   say(std::string("netem backend (auto): ") +
-      (s == netlink::NetemSupport::kPresent ? "this kernel has sch_netem -- "
-                                            : "could not tell whether this kernel has sch_netem, "
-                                              "trying it -- ") +
-      probe);
+      (netem.availability == Availability::kYes
+           ? "this kernel has sch_netem -- "
+           : "could not tell whether this kernel has sch_netem, trying it -- ") +
+      netem.why);
   return std::make_unique<netlink::NetlinkBackend>();
 }
 

@@ -2,11 +2,18 @@
 //
 // Backends live in netem/netlink/ (the kernel's sch_netem, configured through
 // rtnetlink with libmnl) and netem/userspace/ (for kernels without sch_netem).
-// The runner never knows which one it holds (see ../shared/STYLE.md).
+// The runner never knows which one it holds (runner/README.md).
 //
 // Ownership: apply() returns an Applied handle; destroying the handle removes
 // exactly what apply() added (qdiscs, filters, rules, threads), and nothing
 // else. Handles are movable, not copyable. Not thread-safe: one owner.
+// What a handle could not remove (its process was killed) each backend finds
+// again by its reserved names and removes with remove_leftovers().
+//
+// Around this interface: make_backend() below picks a backend by kind;
+// netem/backend_probe.h says which backends can run here and why not. Code
+// outside netem/ includes only these two headers (and spec.h/spec_parse.h),
+// never a backend folder.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +71,22 @@ class Applied {
 
 enum class BackendKind { kNetem, kUserspace, kAuto };
 
+// What remove_leftovers() found on a device and did, one sentence per object.
+struct Leftovers {
+  std::vector<std::string> actions;  // one sentence per object found (or "no ... on DEV")
+  std::vector<std::string> removed;  // the sentences of those that were fabriclab's and went
+                                     // (with dry_run: would go)
+  bool ok = true;                    // false when something could not be removed
+};
+
+// Settings make_backend() passes on to the backend that uses them.
+struct BackendOptions {
+  // Userspace: seed of the random model (loss, jitter, reorder); 0 = from
+  // std::random_device. Tests and benchmarks set it to be reproducible. The
+  // netem backend's randomness is the kernel's.
+  uint64_t seed = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -75,11 +98,22 @@ class Backend {
   // cannot express, std::runtime_error (with the remedy in plain words) for
   // kernel or privilege failures. On throw nothing is left applied.
   virtual std::unique_ptr<Applied> apply(const Target& target, const Spec& spec) = 0;
+  // "What did I leave on this device? Remove it": removes what this backend
+  // puts on target.device (in target.netns / netns_fd; peers and direction
+  // are ignored) under fabriclab's reserved names, and nothing else -- for
+  // `fabriclab cleanup --iface` and host mode's guardian, after a runner was
+  // killed before its handles could. netem: the root qdisc fab0: with its
+  // classes and filters; userspace: the nft tables fabriclab_<dev>[_in].
+  // With dry_run, only says what would go. Needs CAP_NET_ADMIN there. Never
+  // throws for a missing object; a failure is one sentence with ok = false.
+  virtual Leftovers remove_leftovers(const Target& target, bool dry_run) = 0;
 };
 
 // Picks a backend. For kAuto: netem when the kernel has sch_netem, else
 // userspace; `why` (if not null) receives one sentence saying which and why.
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* why = nullptr);
+std::unique_ptr<Backend> make_backend(BackendKind kind, const BackendOptions& options,
+                                      std::string* why = nullptr);
 
 // "netem" | "userspace" | "auto" -> kind; throws InputError otherwise.
 BackendKind parse_backend_kind(const std::string& word);

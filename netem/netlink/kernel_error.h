@@ -1,6 +1,6 @@
 // Kernel errors in plain words, with the remedy.
 //
-// A KernelError from RtnlSocket carries errno and the kernel's own sentence;
+// A KernelError from RtnlSocket (common/rtnl_socket.h) carries errno and the kernel's own sentence;
 // explain() turns the common ones into what a student can act on:
 //   EPERM/EACCES     no CAP_NET_ADMIN: run as root, or rootless inside a user
 //                    and network namespace (`unshare -U -r -n`)
@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "netem/netlink/rtnl_socket.h"
+#include "common/rtnl_socket.h"
 
 namespace fabriclab::netem::netlink {
 

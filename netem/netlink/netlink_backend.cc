@@ -8,10 +8,11 @@
 #include <stdexcept>
 
 #include "common/input_error.h"
+#include "common/rtnl_socket.h"
 #include "netem/netlink/kernel_error.h"
 #include "netem/netlink/limit.h"
+#include "netem/netlink/netlink_leftovers.h"
 #include "netem/netlink/peer_filter.h"
-#include "netem/netlink/rtnl_socket.h"
 #include "netem/spec_parse.h"
 
 namespace fabriclab::netem::netlink {
@@ -48,7 +49,8 @@ Owned owned_for(const NetlinkOptions& o, bool peers) {
 }
 
 std::unique_ptr<RtnlSocket> open_socket(const Target& t) {
-  return std::make_unique<RtnlSocket>(t.netns, t.netns.empty() ? t.netns_fd : -1);
+  if (t.netns.empty()) return std::make_unique<RtnlSocket>(t.netns_fd, "");
+  return std::make_unique<RtnlSocket>(t.netns);
 }
 
 // Deletes the qdisc at `owned` if it is still there with fabriclab's handle.
@@ -247,6 +249,10 @@ std::unique_ptr<Applied> NetlinkBackend::apply(const Target& target, const Spec&
                peers ? " (peer filter)" : "");
   return std::make_unique<NetlinkApplied>(std::move(sock), target, ifindex, owned, netem_handle,
                                           with_limit(spec));
+}
+
+Leftovers NetlinkBackend::remove_leftovers(const Target& target, bool dry_run) {
+  return netlink::remove_leftovers(target, dry_run);
 }
 
 std::string clear_impairment(const Target& target, bool force) {

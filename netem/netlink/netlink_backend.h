@@ -51,6 +51,8 @@ class NetlinkBackend : public Backend {
   explicit NetlinkBackend(NetlinkOptions options = {});
   std::string name() const override { return "netem"; }
   std::unique_ptr<Applied> apply(const Target& target, const Spec& spec) override;
+  // The root qdisc fab0: and all below it (netlink_leftovers.h).
+  Leftovers remove_leftovers(const Target& target, bool dry_run) override;
 
   // The messages apply() sends, in order, for a device with `ifindex`
   // (--dry-run prints them; nothing is sent). Throws InputError like apply().

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "netem/netlink/attr_iter.h"
+#include "netem/netlink/qdisc_message.h"
 
 namespace fabriclab::netem::netlink {
 

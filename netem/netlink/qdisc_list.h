@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/rtnl_socket.h"
 #include "netem/netlink/netem_options.h"
-#include "netem/netlink/rtnl_socket.h"
 
 namespace fabriclab::netem::netlink {
 

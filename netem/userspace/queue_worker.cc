@@ -15,7 +15,7 @@
 #include <stdexcept>
 
 #include "netem/userspace/held_packets.h"
-#include "netem/userspace/impairment_model.h"
+#include "netem/impairment_model.h"
 
 namespace fabriclab::netem::userspace {
 

@@ -1,18 +1,14 @@
 #include "netem/userspace/userspace_backend.h"
 
-#include <sched.h>
-
-#include <cerrno>
-#include <cstring>
 #include <random>
-#include <thread>
 
 #include "common/scoped_netns.h"
 #include "netem/spec_parse.h"
-#include "netem/userspace/impairment_model.h"
+#include "netem/impairment_model.h"
 #include "netem/userspace/nfqueue_socket.h"
 #include "netem/userspace/nft_queue_rules.h"
 #include "netem/userspace/queue_worker.h"
+#include "netem/userspace/userspace_leftovers.h"
 
 namespace fabriclab::netem {
 
@@ -69,8 +65,8 @@ class UserspaceApplied : public Applied {
     for (const std::string& p : target_.peers)
       peers += (peers.empty() ? (ingress ? " from " : " to ") : ",") + p;
     return "userspace (NFQUEUE " + std::to_string(worker_->queue_num()) + ", nft table " +
-           rules_->table_name() + ") on " + (ingress ? "arrival at " : "") + where + peers +
-           ": " + print_spec(spec_);
+           rules_->table_name() + ") on " + (ingress ? "arrival at " : "") + where + peers + ": " +
+           print_spec(spec_);
   }
 
  private:
@@ -82,55 +78,30 @@ class UserspaceApplied : public Applied {
 
 class UserspaceBackend : public Backend {
  public:
-  explicit UserspaceBackend(const UserspaceOptions& options) : options_(options) {}
+  explicit UserspaceBackend(const BackendOptions& options) : options_(options) {}
   std::string name() const override { return "userspace"; }
   Direction link_direction() const override { return Direction::kIngress; }
 
   std::unique_ptr<Applied> apply(const Target& target, const Spec& spec) override {
-    userspace::ImpairmentModel::check_supported(spec);
+    ImpairmentModel::check_supported(spec);
     uint64_t seed = options_.seed;
     if (seed == 0)
       seed = (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
     return std::make_unique<UserspaceApplied>(target, spec, seed);
   }
 
+  Leftovers remove_leftovers(const Target& target, bool dry_run) override {
+    return userspace::remove_leftovers(target, dry_run);
+  }
+
  private:
-  UserspaceOptions options_;
+  BackendOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_userspace_backend(const UserspaceOptions& options) {
+std::unique_ptr<Backend> make_userspace_backend(const BackendOptions& options) {
   return std::make_unique<UserspaceBackend>(options);
-}
-
-bool userspace_backend_available(std::string* why) {
-  bool ok = false;
-  std::string reason;
-  // A thread of its own in a fresh network namespace: the probes bind a
-  // queue and validate a rule there, and the namespace vanishes with it.
-  std::thread probe([&] {
-    if (unshare(CLONE_NEWNET) != 0) {
-      reason = std::string("cannot create a network namespace to check NFQUEUE (") +
-               std::strerror(errno) +
-               "): the userspace backend needs CAP_NET_ADMIN (run as root, or rootless inside "
-               "a user namespace: unshare -U -r -n)";
-      return;
-    }
-    try {
-      NfqueueSocket socket(NfqueueSocket::Options{});
-    } catch (const std::exception& e) {
-      reason = std::string("nfnetlink_queue is not usable: ") + e.what() +
-               " (needs CONFIG_NETFILTER_NETLINK_QUEUE)";
-      return;
-    }
-    if (!userspace::nft_queue_target_usable(&reason)) return;
-    ok = true;
-    reason = "nfnetlink_queue and the nftables NFQUEUE target work";
-  });
-  probe.join();
-  if (why) *why = reason;
-  return ok;
 }
 
 }  // namespace fabriclab::netem

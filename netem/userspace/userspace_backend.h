@@ -32,7 +32,6 @@
 // see the README's fidelity table.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -40,20 +39,9 @@
 
 namespace fabriclab::netem {
 
-struct UserspaceOptions {
-  // Seed of the random model (loss, jitter, reorder); 0 = from
-  // std::random_device. Tests and recordings set it to be reproducible.
-  uint64_t seed = 0;
-};
-
-std::unique_ptr<Backend> make_userspace_backend(const UserspaceOptions& options = {});
-
-// True when this backend can run here: nfnetlink_queue can be bound and the
-// kernel accepts an nftables rule with the NFQUEUE target (both tried in a
-// throwaway network namespace, so the host is never touched). Needs
-// CAP_NET_ADMIN/CAP_SYS_ADMIN (root, or rootless inside a user namespace).
-// `why` (if not null) receives one sentence: what works, or what is missing
-// and the remedy.
-bool userspace_backend_available(std::string* why);
+// options.seed: the random model's seed (BackendOptions). Whether the backend
+// can run here: userspace_probe.h; what it leaves after a kill and how that
+// is removed: userspace_leftovers.h.
+std::unique_ptr<Backend> make_userspace_backend(const BackendOptions& options = {});
 
 }  // namespace fabriclab::netem

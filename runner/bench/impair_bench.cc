@@ -12,10 +12,9 @@
 #include <vector>
 
 #include "netem/impairment.h"
-#include "netem/netlink/netem_probe.h"
+#include "netem/backend_probe.h"
 #include "netem/spec_parse.h"
-#include "netem/userspace/impairment_model.h"
-#include "netem/userspace/userspace_backend.h"
+#include "netem/impairment_model.h"
 #include "runner/bench/impair_lab.h"
 #include "runner/ledger/run_id.h"
 #include "runner/topology/user_namespace.h"
@@ -34,10 +33,10 @@ double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
 
 // p50/p99 of the delay netem's algorithm draws for `spec`, in ms.
 std::pair<double, double> configured_delay_ms(const netem::Spec& spec, uint64_t seed) {
-  netem::userspace::ImpairmentModel model(spec, seed);
+  netem::ImpairmentModel model(spec, seed);
   std::vector<double> d;
   for (int i = 0; i < 200000; ++i) {
-    netem::userspace::PacketFate f = model.next();
+    netem::PacketFate f = model.next();
     if (!f.drop) d.push_back(static_cast<double>(f.delay_ns) / 1e6);
   }
   return {quantile(d, 0.5), quantile(d, 0.99)};
@@ -154,23 +153,19 @@ struct Candidate {
 // which cannot, and why.
 std::vector<Candidate> available_backends(const ImpairBenchOptions& opt, uint64_t seed) {
   std::vector<Candidate> candidates;
-  if (opt.backend == "all" || opt.backend == "netem") {
-    std::string probe;
-    if (netem::netlink::probe_netem(&probe) != netem::netlink::NetemSupport::kAbsent) {
-      candidates.push_back({"netem", netem::make_backend(netem::BackendKind::kNetem), probe});
-    } else {
-      std::printf("backend netem: not measured: %s\n", probe.c_str());
-    }
-  }
-  if (opt.backend == "all" || opt.backend == "userspace") {
-    std::string reason;
-    if (netem::userspace_backend_available(&reason)) {
-      netem::UserspaceOptions uo;
-      uo.seed = seed;
-      candidates.push_back({"userspace", netem::make_userspace_backend(uo), reason});
-    } else {
-      std::printf("backend userspace: not measured: %s\n", reason.c_str());
-    }
+  netem::BackendOptions options;
+  options.seed = seed;
+  for (const netem::BackendProbe& probe : netem::probe_backends()) {
+    if (opt.backend != "all" && opt.backend != probe.name) continue;
+    // netem is tried unless known absent (apply() then says why); userspace
+    // only when it works.
+    const bool usable = probe.kind == netem::BackendKind::kNetem
+                            ? probe.availability != netem::Availability::kNo
+                            : probe.availability == netem::Availability::kYes;
+    if (usable)
+      candidates.push_back({probe.name, netem::make_backend(probe.kind, options), probe.why});
+    else
+      std::printf("backend %s: not measured: %s\n", probe.name.c_str(), probe.why.c_str());
   }
   return candidates;
 }

@@ -9,7 +9,7 @@
 //   1. added RTT: `ping` from rank 0 to rank 1 with the impairment on the
 //      link, minus the bare link's median RTT, at p50 and p99, against what
 //      netem's algorithm implies for the spec (the quantiles of 200,000 draws
-//      of netem/userspace/impairment_model.h, which follows sch_netem.c).
+//      of netem/impairment_model.h, which follows sch_netem.c).
 //      Target: |error at p50| <= max(0.5 ms, 2%);
 //   2. loss: `ping -c N -i 0.0002` (N >= 10,000); the measured rate must lie
 //      in the 95% binomial interval around the configured one (so about one

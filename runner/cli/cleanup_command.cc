@@ -3,19 +3,18 @@
 // namespaces and processes they recorded, never by name patterns.
 // `fabriclab cleanup --iface IF`: removes what host mode adds to a real
 // interface -- fabriclab's reserved qdisc fab0: and its nft tables for IF --
-// and nothing else (runner/host/interface_cleanup.h); with --guard, only once
-// stdin closes (the runner's guardian, runner/host/impairment_guardian.h).
+// and nothing else (runner/cleanup/interface_cleanup.h); with --guard, only
+// once stdin closes (the runner's guardian, runner/cleanup/impairment_guardian.h).
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 
 #include "common/input_error.h"
-#include "netem/netlink/netlink_backend.h"
+#include "runner/cleanup/impairment_guardian.h"
+#include "runner/cleanup/interface_cleanup.h"
+#include "runner/cleanup/stale_runs.h"
 #include "runner/cli/commands.h"
-#include "runner/host/impairment_guardian.h"
-#include "runner/host/interface_cleanup.h"
 #include "runner/ledger/ledger.h"
-#include "runner/ledger/stale_runs.h"
 
 namespace fabriclab::cli {
 namespace {
@@ -28,17 +27,14 @@ struct InterfaceFlags {
 
 void clean_interface(const InterfaceFlags& flags, bool dry_run) {
   if (flags.guard) {
-    runner::host::wait_for_runner_to_end();
+    runner::wait_for_runner_to_end();
   } else {
-    netem::Target target;
-    target.netns = flags.netns;
-    target.device = flags.iface;
-    if (netem::netlink::lookup_ifindex(target) == 0)
+    if (!runner::interface_exists(flags.netns, flags.iface))
       throw InputError("--iface " + flags.iface + ": no such interface" +
                        (flags.netns.empty() ? "" : " in namespace " + flags.netns) +
                        " (or no permission to look: run as root)");
   }
-  const auto result = runner::host::clean_interface(flags.netns, flags.iface, dry_run);
+  const auto result = runner::clean_interface(flags.netns, flags.iface, dry_run);
   for (const std::string& line : result.actions) std::cout << line << "\n";
   std::cout.flush();
   if (!result.ok) throw CommandExit{kExitFailure};

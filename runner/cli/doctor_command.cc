@@ -13,8 +13,7 @@
 #include <sstream>
 
 #include "common/input_error.h"
-#include "netem/netlink/netem_probe.h"
-#include "netem/userspace/userspace_backend.h"
+#include "netem/backend_probe.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/doctor_checks.h"
 #include "trainer/dense_layer.h"
@@ -72,16 +71,17 @@ CheckResult privileges() {
 }
 
 CheckResult sch_netem() {
-  std::string why;
-  switch (netem::netlink::probe_netem(&why)) {
-    case netem::netlink::NetemSupport::kPresent:
+  const netem::BackendProbe probe = netem::probe_backend(netem::BackendKind::kNetem);
+  const std::string& why = probe.why;
+  switch (probe.availability) {
+    case netem::Availability::kYes:
       return {CheckStatus::kOk, "this kernel has sch_netem: " + why, ""};
-    case netem::netlink::NetemSupport::kAbsent:
+    case netem::Availability::kNo:
       return {CheckStatus::kWarn, "this kernel has no sch_netem: " + why,
               "modprobe sch_netem; if missing: apt install linux-modules-extra-$(uname -r) "
               "(Debian/Ubuntu) or dnf install kernel-modules-extra (Fedora); until then the "
               "userspace backend stands in (--backend auto)"};
-    case netem::netlink::NetemSupport::kUnknown:
+    case netem::Availability::kUnknown:
       break;
   }
   return {CheckStatus::kWarn, "cannot tell whether this kernel has sch_netem: " + why,
@@ -89,18 +89,21 @@ CheckResult sch_netem() {
 }
 
 CheckResult userspace_backend() {
-  std::string why;
-  if (netem::userspace_backend_available(&why)) return {CheckStatus::kOk, why, ""};
-  return {CheckStatus::kWarn, why, "see the detail; needed only where the kernel lacks sch_netem"};
+  const netem::BackendProbe probe = netem::probe_backend(netem::BackendKind::kUserspace);
+  if (probe.availability == netem::Availability::kYes) return {CheckStatus::kOk, probe.why, ""};
+  return {CheckStatus::kWarn, probe.why,
+          "see the detail; needed only where the kernel lacks sch_netem"};
 }
 
 CheckResult some_backend() {
-  std::string a, b;
-  bool netem = netem::netlink::probe_netem(&a) == netem::netlink::NetemSupport::kPresent;
-  bool user = netem::userspace_backend_available(&b);
-  if (netem || user)
+  bool netem_works = false, userspace_works = false;
+  for (const netem::BackendProbe& probe : netem::probe_backends()) {
+    const bool yes = probe.availability == netem::Availability::kYes;
+    (probe.kind == netem::BackendKind::kNetem ? netem_works : userspace_works) = yes;
+  }
+  if (netem_works || userspace_works)
     return {CheckStatus::kOk,
-            std::string("impairments will use the ") + (netem ? "netem" : "userspace") +
+            std::string("impairments will use the ") + (netem_works ? "netem" : "userspace") +
                 " backend (--backend auto)",
             ""};
   return {CheckStatus::kFail, "neither sch_netem nor the userspace backend can run here",

@@ -13,16 +13,16 @@
 #include <thread>
 
 #include "common/input_error.h"
+#include "runner/cleanup/impairment_guardian.h"
+#include "runner/cleanup/interface_cleanup.h"
+#include "runner/cleanup/stale_runs.h"
 #include "runner/host/control_store.h"
 #include "runner/host/host_network.h"
 #include "runner/host/host_outcomes.h"
-#include "runner/host/impairment_guardian.h"
-#include "runner/host/interface_cleanup.h"
 #include "runner/host/peer_watch.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
-#include "runner/ledger/stale_runs.h"
 #include "runner/process/stop_signals.h"
 #include "runner/scenario/run_recording.h"
 #include "runner/scenario/scenario_runner.h"
@@ -86,7 +86,7 @@ class HostLabRun {
 
   // A host run SIGKILLed together with its guardian leaves its qdisc on
   // --iface, and this run's clean scenario would be measured through it.
-  // Only fabriclab's objects go (interface_cleanup.h); a table that cannot
+  // Only fabriclab's objects go (runner/cleanup/interface_cleanup.h); a table that cannot
   // go belongs to a runner still running on this interface.
   void remove_leftover_impairment() {
     const InterfaceCleanup leftover = clean_interface("", options_.iface, /*dry_run=*/false);

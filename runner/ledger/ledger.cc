@@ -11,8 +11,8 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "runner/process/process_identity.h"
-#include "runner/topology/user_namespace.h"
+#include "common/process_identity.h"
+#include "common/uid_map.h"
 
 namespace fabriclab::runner {
 namespace {

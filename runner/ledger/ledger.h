@@ -7,11 +7,12 @@
 //    "owner": {"pid": 1234, "start_ticks": 98765, "host_uid": 1000},
 //    "created_unix_s": 1790000000,
 //    "entries": [{"id": 1, "kind": "netns", ...}, {"id": 2, "kind": "process", ...}]}
-// Entry kinds written by the runner (the handlers in stale_runs.h read them):
+// Entry kinds written by the runner (the handlers in
+// runner/cleanup/stale_runs.h read them):
 //   "netns":   name, path ("/run/netns/<name>" or ""), inode (0 until known)
 //   "process": pid, start_ticks, pgid, argv0, netns
 // Other parts (e.g. host-mode qdiscs, nft tables on a real interface) add
-// their own kinds and register a handler for them (stale_runs.h). Objects
+// their own kinds and register a handler for them (cleanup/stale_runs.h). Objects
 // that live inside a recorded namespace (links, addresses, qdiscs there) are
 // not recorded: they go with the namespace.
 //
@@ -24,6 +25,10 @@
 // removes the file if no entries remain (the run ended cleanly), and keeps it
 // (with a warning) otherwise, so that `cleanup` can finish the job.
 // Declare the Ledger before the objects it records, so it outlives them.
+//
+// runner/ledger/ is only this record (and run ids): it depends on nothing
+// else in the runner. Reading stale ledgers and removing what they list is
+// runner/cleanup/'s job (cleanup/stale_runs.h).
 //
 // Thread safety: all methods are thread-safe (one mutex).
 // Errors: std::runtime_error naming the file and errno; a ledger that cannot

@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "runner/process/process_identity.h"
+#include "common/process_identity.h"
 
 extern char** environ;
 

@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/process_identity.h"
 #include "runner/process/process.h"
-#include "runner/process/process_identity.h"
 
 namespace fabriclab::runner {
 

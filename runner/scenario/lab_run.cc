@@ -6,11 +6,11 @@
 #include <random>
 
 #include "common/input_error.h"
+#include "runner/cleanup/stale_runs.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/link/link_setting.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
-#include "runner/ledger/stale_runs.h"
 #include "runner/process/stop_signals.h"
 #include "runner/topology/lab_network.h"
 #include "runner/scenario/run_recording.h"

@@ -12,7 +12,7 @@
 #include "common/input_error.h"
 #include "common/scoped_netns.h"
 #include "runner/ledger/run_id.h"
-#include "runner/topology/rtnetlink.h"
+#include "runner/topology/netns_links.h"
 #include "runner/topology/user_namespace.h"
 
 namespace fabriclab::runner {
@@ -110,9 +110,9 @@ std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledg
   for (const FabricLink& link : graph.links) topology->add_link(link);
   for (const RankNetwork& rank : topology->ranks_) {
     if (rank.device.empty()) continue;
-    RtnlSocket socket(rank.netns_fd, rank.netns);
-    socket.add_ipv4(rank.device, rank.ipv4, rank.prefix_len);
-    socket.set_up(rank.device);
+    NetnsLinks links(rank.netns_fd, rank.netns);
+    links.add_ipv4(rank.device, rank.ipv4, rank.prefix_len);
+    links.set_up(rank.device);
   }
   spdlog::debug("topology of run {}:\n{}", spec.run_id, topology->describe());
   return topology;
@@ -136,7 +136,7 @@ void Topology::add_host(const FabricNode& host, const std::string& prefix,
     rank.egress = {rank.netns, rank.netns_fd, rank.device};
     disable_ipv6(rank.netns_fd);
   }
-  RtnlSocket(rank.netns_fd, rank.netns).set_up("lo");
+  NetnsLinks(rank.netns_fd, rank.netns).set_up("lo");
   ranks_.push_back(rank);
 }
 
@@ -145,10 +145,10 @@ void Topology::add_switch(const FabricNode& node, const std::string& prefix,
   const int index = add_namespace(prefix + node.name, mount_dir);
   const NetworkNamespace& sw = namespaces_[static_cast<size_t>(index)].ns;
   disable_ipv6(sw.fd());
-  RtnlSocket socket(sw.fd(), sw.name());
-  socket.set_up("lo");
-  socket.create_bridge(kBridge);
-  socket.set_up(kBridge);
+  NetnsLinks links(sw.fd(), sw.name());
+  links.set_up("lo");
+  links.create_bridge(kBridge);
+  links.set_up(kBridge);
   switches_.emplace_back(node.name, index);
 }
 
@@ -157,7 +157,7 @@ void Topology::add_link(const FabricLink& link) {
   RankNetwork& host = ranks_.at(static_cast<size_t>(a->rank));
   if (const FabricNode* b = find_node(fabric_hosts_, link.b)) {
     RankNetwork& peer = ranks_.at(static_cast<size_t>(b->rank));
-    RtnlSocket(host.netns_fd, host.netns).create_veth(host.device, peer.device, peer.netns_fd);
+    NetnsLinks(host.netns_fd, host.netns).create_veth(host.device, peer.device, peer.netns_fd);
     host.ingress = peer.egress;
     peer.ingress = host.egress;
     links_.push_back({link.name, host.rank, host.egress, peer.egress});
@@ -166,7 +166,7 @@ void Topology::add_link(const FabricLink& link) {
   int index = -1;
   for (const auto& [name, i] : switches_) index = name == link.b ? i : index;
   const NetworkNamespace& sw = namespaces_.at(static_cast<size_t>(index)).ns;
-  RtnlSocket socket(sw.fd(), sw.name());
+  NetnsLinks socket(sw.fd(), sw.name());
   const std::string port = port_towards(link.a);
   socket.create_veth(port, host.device, host.netns_fd);
   socket.set_master(port, kBridge);
@@ -201,7 +201,7 @@ void Topology::destroy() {
   // Reverse order of creation. Deleting one end of a veth deletes the pair.
   for (auto link = links_.rbegin(); link != links_.rend(); ++link) {
     try {
-      RtnlSocket(link->a.netns_fd, link->a.netns).delete_link(link->a.device);
+      NetnsLinks(link->a.netns_fd, link->a.netns).delete_link(link->a.device);
     } catch (const std::exception& e) {
       spdlog::warn("topology {}: {}", run_id_, e.what());
     }
@@ -210,7 +210,7 @@ void Topology::destroy() {
   for (const auto& [name, index] : switches_) {
     const NetworkNamespace& sw = namespaces_[static_cast<size_t>(index)].ns;
     try {
-      RtnlSocket(sw.fd(), sw.name()).delete_link(kBridge);
+      NetnsLinks(sw.fd(), sw.name()).delete_link(kBridge);
     } catch (const std::exception& e) {
       spdlog::warn("topology {}: {}", run_id_, e.what());
     }

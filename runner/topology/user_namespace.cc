@@ -15,7 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "runner/topology/rtnetlink.h"
+#include "runner/topology/netns_links.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -101,26 +101,6 @@ std::string sysctl_diagnosis() {
 
 }  // namespace
 
-bool in_initial_user_namespace() {
-  std::ifstream in("/proc/self/uid_map");
-  long inside = -1, outside = -1, count = -1;
-  in >> inside >> outside >> count;
-  std::string more;
-  in >> more;
-  return inside == 0 && outside == 0 && count == 4294967295L && more.empty();
-}
-
-uid_t host_uid() {
-  std::ifstream in("/proc/self/uid_map");
-  long inside = -1, outside = -1, count = -1;
-  // Look for the line that maps our uid; without a map, getuid() is it.
-  const long own = static_cast<long>(::getuid());
-  while (in >> inside >> outside >> count) {
-    if (own >= inside && own < inside + count) return static_cast<uid_t>(outside + own - inside);
-  }
-  return ::getuid();
-}
-
 PrivilegeMode enter_rootless_namespace_if_needed(std::string* why) {
   if (::geteuid() == 0) {
     if (why != nullptr) {
@@ -160,7 +140,7 @@ PrivilegeMode enter_rootless_namespace_if_needed(std::string* why) {
     }
   }
   // The runner now sits in a network namespace of its own; give it loopback.
-  RtnlSocket(-1, "runner (rootless)").set_up("lo");
+  NetnsLinks(-1, "runner (rootless)").set_up("lo");
   if (why != nullptr) {
     *why = "not root (uid " + std::to_string(uid) +
            "): entered a user namespace of our own (rootless mode), " + names;

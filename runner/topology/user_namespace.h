@@ -14,16 +14,9 @@
 
 #include <string>
 
+#include "common/uid_map.h"  // in_initial_user_namespace(), host_uid()
+
 namespace fabriclab::runner {
-
-// True when the process is in the initial (host) user namespace, i.e. its
-// uid_map is the identity map "0 0 4294967295". Inside `unshare -U` it is not.
-bool in_initial_user_namespace();
-
-// The uid this process has on the host: getuid() in the initial user
-// namespace; inside a user namespace, the outside uid that ours maps to (in
-// rootless mode getuid() is 0, this is still the user's own uid).
-uid_t host_uid();
 
 // How the run gets its privileges.
 enum class PrivilegeMode {

@@ -1,12 +1,13 @@
 #include "tests/netem/lab_netns.h"
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace fabriclab::netem::testing {
 
+// stdout only (tests parse `tc -j` output): not run_shell(), which adds 2>&1.
 std::string shell(const std::string& command, int* status) {
   std::string out;
   FILE* p = popen(command.c_str(), "r");
@@ -22,36 +23,22 @@ std::string shell(const std::string& command, int* status) {
   return out;
 }
 
-std::string netns_unavailable_reason() {
-  if (geteuid() != 0) return "needs root to create named network namespaces (ip netns add)";
-  int st = 0;
-  shell("command -v ip >/dev/null 2>&1", &st);
-  if (st != 0) return "ip (iproute2) is not installed";
-  return "";
-}
+std::string netns_unavailable_reason() { return fabriclab::testing::TwoNetns::skip_reason(); }
 
 LabNetns::LabNetns() {
-  std::string id = std::to_string(getpid());
-  a_ = "fl-netem-" + id + "-a";
-  b_ = "fl-netem-" + id + "-b";
-  const std::string setup = "set -e; ip netns add " + a_ + "; ip netns add " + b_ + "; ip -n " +
-                            a_ + " link add va type veth peer name vb netns " + b_ + "; ip -n " +
-                            a_ + " addr add 10.77.0.1/24 dev va; ip -n " + a_ +
-                            " link set va up; ip -n " + a_ + " link set lo up" + "; ip -n " + b_ +
-                            " addr add 10.77.0.2/24 dev vb; ip -n " + b_ +
-                            " addr add 10.77.0.3/24 dev vb; ip -n " + b_ +
-                            " link set vb up; ip -n " + b_ + " link set lo up 2>&1";
-  int st = 0;
-  std::string out = shell("(" + setup + ") 2>&1", &st);
-  if (st != 0) error_ = "could not build the test namespaces: " + out;
-}
-
-LabNetns::~LabNetns() {
-  shell("ip netns del " + a_ + " 2>/dev/null; ip netns del " + b_ + " 2>/dev/null");
+  fabriclab::testing::TwoNetnsOptions options;
+  options.prefix = "fl-netem";
+  options.devices = {"va", "vb"};
+  options.addresses = {{{"10.77.0.1/24"}, {"10.77.0.2/24", "10.77.0.3/24"}}};
+  try {
+    lab_ = std::make_unique<fabriclab::testing::TwoNetns>(options);
+  } catch (const std::exception& e) {
+    error_ = std::string("could not build the test namespaces: ") + e.what();
+  }
 }
 
 std::string LabNetns::in_a(const std::string& command, int* status) const {
-  return shell("ip netns exec " + a_ + " " + command, status);
+  return shell("ip netns exec " + a() + " " + command, status);
 }
 
 }  // namespace fabriclab::netem::testing

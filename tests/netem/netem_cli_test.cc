@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "netem/netlink/netem_probe.h"
+#include "netem/netlink/netlink_probe.h"
 #include "tests/netem/lab_netns.h"
 
 namespace fabriclab::netem {
@@ -81,7 +81,7 @@ TEST(NetemCli, ShowApplyClearInANamespace) {
   EXPECT_EQ(j[0]["fabriclab"], false);
 
   CliRun apply = fabriclab("netem apply va delay 10ms loss 1%" + ns);
-  if (netlink::probe_netem(nullptr) == netlink::NetemSupport::kAbsent) {
+  if (netlink::probe_backend(nullptr) == Availability::kNo) {
     EXPECT_EQ(apply.status, 1) << apply.out;
     EXPECT_NE(apply.out.find("this kernel has no sch_netem"), std::string::npos) << apply.out;
     // Stand in for an applied impairment: a root with fabriclab's handle.

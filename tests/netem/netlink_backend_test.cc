@@ -14,12 +14,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/rtnl_socket.h"
 #include "netem/netlink/kernel_error.h"
-#include "netem/netlink/netem_probe.h"
 #include "netem/netlink/netlink_backend.h"
+#include "netem/netlink/netlink_probe.h"
 #include "netem/netlink/peer_filter.h"
 #include "netem/netlink/qdisc_list.h"
-#include "netem/netlink/rtnl_socket.h"
 #include "netem/spec_parse.h"
 #include "tests/netem/lab_netns.h"
 
@@ -146,13 +146,13 @@ TEST_F(NetlinkBackendTest, ClearLeavesAForeignRootAloneUnlessForced) {
 
 TEST_F(NetlinkBackendTest, ApplyEitherWorksOrExplainsMissingNetemAndLeavesNothing) {
   std::string why;
-  NetemSupport support = probe_netem(&why);
+  Availability support = netlink::probe_backend(&why);
   for (bool peers : {false, true}) {
     SCOPED_TRACE(peers ? "with peer filter" : "at the root");
     Target t = target_;
     if (peers) t.peers = {"10.77.0.2"};
     NetlinkBackend backend;
-    if (support == NetemSupport::kPresent) {
+    if (support == Availability::kYes) {
       auto applied = backend.apply(t, parse_spec("delay 20ms loss 1%"));
       EXPECT_TRUE(has_fabriclab_qdisc());
       bool seen = false;
@@ -166,7 +166,7 @@ TEST_F(NetlinkBackendTest, ApplyEitherWorksOrExplainsMissingNetemAndLeavesNothin
       EXPECT_FALSE(has_fabriclab_qdisc()) << "the handle did not remove its qdisc";
       continue;
     }
-    ASSERT_EQ(support, NetemSupport::kAbsent) << why;
+    ASSERT_EQ(support, Availability::kNo) << why;
     try {
       backend.apply(t, parse_spec("delay 20ms loss 1%"));
       FAIL() << "apply succeeded on a kernel without sch_netem";

@@ -18,9 +18,9 @@
 #include <iostream>
 #include <string>
 
+#include "runner/cleanup/stale_runs.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
-#include "runner/ledger/stale_runs.h"
 #include "runner/process/process.h"
 #include "runner/topology/topology.h"
 #include "runner/topology/user_namespace.h"

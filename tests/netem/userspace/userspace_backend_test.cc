@@ -1,8 +1,10 @@
 // The userspace backend on a real veth link between two namespaces the test
-// creates: delay, jitter and loss as ping sees them, a TCP bulk transfer
-// through the queue, and that clearing leaves nothing (no nft table, no bound
-// queue, no thread). Deterministic: loss uses a fixed seed and IPv6 is off,
-// so exactly the test's packets cross the impairment.
+// creates, for what only it does: jitter as ping sees it, a TCP bulk transfer
+// through the queue, impairing on arrival, what it refuses, and that clearing
+// stops its thread and unbinds its queue. Delay, loss, stats, removal and
+// leftovers are the backend suite's (tests/netem/impairment_test.cc), run
+// over every backend. IPv6 is off, so exactly the test's packets cross the
+// impairment.
 #include <dirent.h>
 #include <gtest/gtest.h>
 
@@ -16,7 +18,8 @@
 #include "common/ping_output.h"
 #include "netem/spec_parse.h"
 #include "netem/userspace/userspace_backend.h"
-#include "tests/netem/userspace/veth_lab.h"
+#include "netem/userspace/userspace_probe.h"
+#include "tests/netem/veth_lab.h"
 
 namespace fabriclab::netem {
 namespace {
@@ -42,14 +45,14 @@ class UserspaceBackendTest : public ::testing::Test {
   void SetUp() override {
     std::string reason = VethLab::skip_reason();
     if (!reason.empty()) GTEST_SKIP() << reason;
-    if (!userspace_backend_available(&reason)) GTEST_SKIP() << reason;
+    if (userspace::probe_backend(&reason) != Availability::kYes) GTEST_SKIP() << reason;
     lab_ = std::make_unique<VethLab>();
     target_.netns = lab_->ns_a();
     target_.device = VethLab::kDevice;
   }
 
   std::unique_ptr<Applied> apply(const std::string& spec, uint64_t seed = 1) {
-    UserspaceOptions options;
+    BackendOptions options;
     options.seed = seed;
     return make_userspace_backend(options)->apply(target_, parse_spec(spec));
   }
@@ -95,22 +98,6 @@ class UserspaceBackendTest : public ::testing::Test {
   Target target_;
 };
 
-TEST_F(UserspaceBackendTest, DelayRaisesRttByTheConfiguredDelay) {
-  const double baseline = median(ping_rtts(20));
-  auto applied = apply("delay 20ms");
-  std::vector<double> rtts = ping_rtts(30);
-  ASSERT_EQ(rtts.size(), 30u);
-  // The delay is a floor: a packet is never released before it has been held
-  // 20 ms. The median may exceed it by wake-up latency on a busy machine.
-  EXPECT_GE(*std::min_element(rtts.begin(), rtts.end()), 20.0);
-  EXPECT_NEAR(median(rtts) - baseline, 20.0, 3.0);
-  Stats s = applied->stats();
-  EXPECT_EQ(s.packets, 30u);  // IPv4 echo requests only: IPv6 is off, ARP is not IP
-  EXPECT_EQ(s.drops, 0u);
-  EXPECT_GE(s.bytes, 30u * 84);  // 84-byte IPv4 echo requests
-  EXPECT_NE(applied->describe().find("delay 20ms"), std::string::npos) << applied->describe();
-}
-
 TEST_F(UserspaceBackendTest, JitterSpreadsRttWithinTheConfiguredRange) {
   auto applied = apply("delay 10ms 4ms", 7);
   std::vector<double> rtts = ping_rtts(60, "0.01");
@@ -126,31 +113,14 @@ TEST_F(UserspaceBackendTest, JitterSpreadsRttWithinTheConfiguredRange) {
   EXPECT_NEAR(median(rtts), 10.0, 1.5);
 }
 
-TEST_F(UserspaceBackendTest, LossMatchesTheConfiguredRate) {
-  target_.peers = {VethLab::kAddrB};
-  auto applied = apply("loss 10%", 42);
-  const int n = 4000;
-  CommandResult r =
-      lab_->in_a("ping -n -q -c " + std::to_string(n) + " -i 0.0005 -W 1 " + VethLab::kAddrB);
-  testing::PingResult ping = testing::parse_ping(r.output);
-  ASSERT_TRUE(ping.ok) << r.output;
-  ASSERT_EQ(ping.transmitted, n);
-  const int lost = ping.transmitted - ping.received;
-  // Every loss is ours, and every echo request went through the queue.
-  Stats s = applied->stats();
-  EXPECT_EQ(s.packets, static_cast<uint64_t>(n));
-  EXPECT_EQ(s.drops, static_cast<uint64_t>(lost));
-  // Binomial(4000, 0.1): mean 400, sd 19; +-4.5 sd never fails by chance.
-  EXPECT_NEAR(lost, 400, 4.5 * std::sqrt(n * 0.1 * 0.9)) << r.output;
-}
-
-TEST_F(UserspaceBackendTest, ClearRestoresTheLinkAndLeavesNothing) {
+// What the backend suite (tests/netem/impairment_test.cc) cannot see: the
+// worker thread ends and the queue is unbound with the handle.
+TEST_F(UserspaceBackendTest, ClearStopsTheWorkerAndUnbindsTheQueue) {
   const int threads_before = thread_count();
   auto applied = apply("delay 50ms");
   EXPECT_EQ(thread_count(), threads_before + 1);
   EXPECT_TRUE(has_our_table());
   EXPECT_TRUE(has_bound_queue());
-  EXPECT_GE(median(ping_rtts(5)), 50.0);
 
   applied.reset();
   // The worker is joined by now, but the kernel may list the exited task in
@@ -160,7 +130,6 @@ TEST_F(UserspaceBackendTest, ClearRestoresTheLinkAndLeavesNothing) {
   EXPECT_EQ(thread_count(), threads_before);
   EXPECT_FALSE(has_our_table()) << lab_->in_a("nft list ruleset").output;
   EXPECT_FALSE(has_bound_queue());
-  EXPECT_LT(median(ping_rtts(10)), 5.0);
 }
 
 TEST_F(UserspaceBackendTest, TcpBulkTransferDoesNotStall) {

@@ -15,9 +15,9 @@
 namespace fabriclab::runner::grading::testing {
 
 struct DerivedAnswers {
-  std::string right;             // answers.toml text that must pass
-  std::string wrong;             // answers.toml text whose every line is wrong
-  int wrong_count = 0;           // exercises `wrong` answers (non-empty lines)
+  std::string right;                  // answers.toml text that must pass
+  std::string wrong;                  // answers.toml text whose every line is wrong
+  int wrong_count = 0;                // exercises answered wrong (non-empty lines)
   std::vector<std::string> problems;  // the recording's consistency problems
 };
 

@@ -5,18 +5,23 @@
 //
 // 10.88.0.x is the lab network (--hosts); 10.89.0.x on the SAME interface
 // stands for management traffic (SSH on a VM's only NIC), which host mode
-// must leave alone. Created with iproute2 in the constructor, deleted (with
-// everything in them) in the destructor; nothing touches the host's network.
+// must leave alone. The namespaces and the link are tests/support/two_netns.h
+// (created in the constructor, deleted with everything in them in the
+// destructor; nothing touches the host's network); this adds what host-mode
+// tests ask of them.
 #pragma once
 
 #include <unistd.h>
 
 #include <chrono>
+#include <memory>
 #include <regex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tests/support/child_process.h"
+#include "tests/support/two_netns.h"
 
 namespace fabriclab::runner::testing {
 
@@ -25,35 +30,29 @@ class TwoHosts {
   static constexpr const char* kIp = "/usr/sbin/ip";
 
   TwoHosts() {
-    const std::string stem = "fhost-" + std::to_string(::getpid()) + "-";
-    ns_ = {stem + "a", stem + "b"};
-    dev_ = {"laba", "labb"};
-    for (const auto& ns : ns_) ok_ = ok_ && ip({"netns", "add", ns});
-    ok_ = ok_ && ip({"-n", ns_[0], "link", "add", dev_[0], "type", "veth", "peer", "name", dev_[1],
-                     "netns", ns_[1]});
-    for (int h = 0; h < 2; ++h) {
-      ok_ = ok_ && ip({"-n", ns_[h], "addr", "add", lab_addr(h) + "/24", "dev", dev_[h]}) &&
-            ip({"-n", ns_[h], "addr", "add", mgmt_addr(h) + "/24", "dev", dev_[h]}) &&
-            ip({"-n", ns_[h], "link", "set", dev_[h], "up"}) &&
-            ip({"-n", ns_[h], "link", "set", "lo", "up"});
+    fabriclab::testing::TwoNetnsOptions options;
+    options.prefix = "fhost";
+    options.devices = {"laba", "labb"};
+    for (int h = 0; h < 2; ++h) options.addresses[h] = {lab_addr(h) + "/24", mgmt_addr(h) + "/24"};
+    try {
+      net_ = std::make_unique<fabriclab::testing::TwoNetns>(options);
+    } catch (const std::exception&) {
+      net_.reset();  // ok() says so; the test asserts on it
     }
-  }
-  ~TwoHosts() {
-    for (const auto& ns : ns_) ip({"netns", "del", ns});
   }
   TwoHosts(const TwoHosts&) = delete;
   TwoHosts& operator=(const TwoHosts&) = delete;
 
-  bool ok() const { return ok_; }
-  const std::string& netns(int h) const { return ns_[h]; }
-  const std::string& device(int h) const { return dev_[h]; }
+  bool ok() const { return net_ != nullptr; }
+  const std::string& netns(int h) const { return net_->netns(h); }
+  const std::string& device(int h) const { return net_->device(h); }
   static std::string lab_addr(int h) { return "10.88.0." + std::to_string(h + 1); }
   static std::string mgmt_addr(int h) { return "10.89.0." + std::to_string(h + 1); }
   static std::string hosts() { return lab_addr(0) + "," + lab_addr(1); }
 
   // argv run inside host h's namespace.
   std::vector<std::string> inside(int h, std::vector<std::string> argv) const {
-    argv.insert(argv.begin(), {kIp, "netns", "exec", ns_[h]});
+    argv.insert(argv.begin(), {kIp, "netns", "exec", netns(h)});
     return argv;
   }
 
@@ -77,19 +76,12 @@ class TwoHosts {
   }
   std::string qdiscs(int h) const {
     return fabriclab::testing::run_command(
-               {kIp, "netns", "exec", ns_[h], "/usr/sbin/tc", "qdisc", "show", "dev", dev_[h]})
+               {kIp, "netns", "exec", netns(h), "/usr/sbin/tc", "qdisc", "show", "dev", device(h)})
         .output;
   }
 
  private:
-  static bool ip(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {kIp};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return fabriclab::testing::run_command(argv).status.code == 0;
-  }
-
-  std::vector<std::string> ns_, dev_;
-  bool ok_ = true;
+  std::unique_ptr<fabriclab::testing::TwoNetns> net_;
 };
 
 }  // namespace fabriclab::runner::testing

@@ -9,6 +9,8 @@
 // the set of lab files changes, so ctest discovers it after the next build.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -49,8 +51,8 @@ std::string run_directory(const std::string& output_dir) {
 }
 
 TEST(LabFiles, TheLabsFolderHoldsLabs) {
-  EXPECT_FALSE(list_lab_files(default_labs_dir()).empty()) << "no NN-name/lab.toml in "
-                                                          << default_labs_dir();
+  EXPECT_FALSE(list_lab_files(default_labs_dir()).empty())
+      << "no NN-name/lab.toml in " << default_labs_dir();
 }
 
 class LabQuickRun : public ::testing::TestWithParam<std::string> {};
@@ -63,9 +65,9 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
   testing::TempDir dir;
   const std::string output = dir.path() + "/runs";
 
-  const auto run = run_command({FABRICLAB_BINARY, "run", id, "--quick", "--labs", labs, "--output",
-                                output, "--no-charts"},
-                               {}, 540s);
+  const auto run = run_command(
+      {FABRICLAB_BINARY, "run", id, "--quick", "--labs", labs, "--output", output, "--no-charts"},
+      {}, 540s);
   ASSERT_TRUE(run.status.exited) << "still running after 540 s\n" << run.output;
   ASSERT_EQ(run.status.code, 0) << run.output;
   const std::string recording = run_directory(output);
@@ -80,7 +82,8 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
   for (const ScenarioDefinition& s : load_lab(lab_toml, /*quick=*/true).scenarios)
     EXPECT_EQ(recorded.count(s.name), 1u) << "scenario " << s.name << " missing from run.json";
 
-  const grading::testing::DerivedAnswers answers = grading::testing::derive_answers(lab_toml, recording);
+  const grading::testing::DerivedAnswers answers =
+      grading::testing::derive_answers(lab_toml, recording);
   for (const std::string& problem : answers.problems) ADD_FAILURE() << "recording: " << problem;
   const std::string answers_path = dir.path() + "/answers.toml";
   std::ofstream(answers_path) << answers.right;
@@ -90,8 +93,9 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Labs, LabQuickRun, ::testing::ValuesIn(lab_folders()),
+                         // "02-dropped-packet" -> "02_dropped_packet"
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;  // "02-dropped-packet" -> "02_dropped_packet"
+                           std::string name = info.param;
                            for (char& c : name)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return name;

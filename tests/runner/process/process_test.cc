@@ -12,7 +12,7 @@
 #include <csignal>
 #include <thread>
 
-#include "runner/process/process_identity.h"
+#include "common/process_identity.h"
 #include "runner/process/recorded_process.h"
 #include "runner/process/stop_signals.h"
 #include "tests/runner/test_support.h"

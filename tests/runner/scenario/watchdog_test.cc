@@ -53,6 +53,7 @@ class FakeBackend : public netem::Backend {
     log.push_back("apply " + target.device);
     return std::make_unique<Applied>(this, target.device);
   }
+  netem::Leftovers remove_leftovers(const netem::Target&, bool) override { return {}; }
   std::vector<std::string> log;
   std::string fail_on;
 

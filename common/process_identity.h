@@ -1,6 +1,9 @@
 // A process named so that it cannot be confused with a later one that reuses
 // its pid: the pid plus its start time (field 22 of /proc/<pid>/stat, clock
 // ticks since boot). What the ledger records for the runner and every rank.
+// In common/ because the ledger (which records it) and the process and
+// cleanup code (which check it) all need it, and the ledger depends on
+// nothing else in the runner.
 #pragma once
 
 #include <sys/types.h>
@@ -8,7 +11,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace fabriclab::runner {
+namespace fabriclab {
 
 struct ProcessIdentity {
   pid_t pid = 0;
@@ -25,4 +28,4 @@ ProcessIdentity self_identity();
 // True if a live process with this pid and this start time exists.
 bool is_running(const ProcessIdentity& process);
 
-}  // namespace fabriclab::runner
+}  // namespace fabriclab

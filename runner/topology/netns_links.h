@@ -1,11 +1,11 @@
-// A route-netlink (rtnetlink) socket bound to one network namespace, with the
-// few link and address operations a lab topology needs. Speaks netlink through
-// libmnl; never shells out to `ip`.
+// The links and addresses of one network namespace: the few rtnetlink
+// requests a lab topology needs (veth pairs, a bridge, up, an IPv4 address,
+// delete), built here and sent through the shared rtnetlink socket
+// (common/rtnl_socket.h). Never shells out to `ip`.
 //
-// Namespace binding: a netlink socket belongs to the namespace of the thread
-// that created it, for its whole life. The constructor enters `netns_fd` just
-// long enough to create the socket (common/scoped_netns.h), so every operation
-// on the object acts inside that namespace, whatever thread calls it later.
+// Namespace binding: the socket is opened inside `netns_fd` and stays bound
+// to that namespace (see common/rtnl_socket.h), so every operation on the
+// object acts inside it, whatever thread calls it later.
 //
 // Ownership: the socket is owned; `netns_fd` is not (it must only be valid
 // during construction). Not thread-safe: one caller at a time.
@@ -16,19 +16,17 @@
 
 #include <string>
 
-struct mnl_socket;
+#include "common/rtnl_socket.h"
+
 struct nlmsghdr;
 
 namespace fabriclab::runner {
 
-class RtnlSocket {
+class NetnsLinks {
  public:
   // netns_fd < 0: the calling thread's namespace. `netns_label` names the
   // namespace in error messages (e.g. "fl-3fa2c1-r0").
-  RtnlSocket(int netns_fd, std::string netns_label);
-  ~RtnlSocket();
-  RtnlSocket(const RtnlSocket&) = delete;
-  RtnlSocket& operator=(const RtnlSocket&) = delete;
+  NetnsLinks(int netns_fd, std::string netns_label);
 
   // Creates a veth pair: `name` in this socket's namespace, `peer_name` in the
   // namespace `peer_netns_fd` refers to (< 0: this namespace). Both start down.
@@ -51,14 +49,12 @@ class RtnlSocket {
 
  private:
   // Sends one request with NLM_F_ACK and waits for the kernel's answer.
-  // Returns 0 or the kernel's errno (positive); `what` is for messages only.
+  // Returns 0 or the kernel's errno (positive).
   int transact(nlmsghdr* request);
   [[noreturn]] void fail(const std::string& what, int err) const;
 
-  mnl_socket* socket_ = nullptr;
-  unsigned port_id_ = 0;
-  unsigned sequence_ = 0;
   std::string netns_label_;
+  RtnlSocket socket_;
 };
 
 }  // namespace fabriclab::runner

@@ -1,4 +1,4 @@
-#include "netem/netlink/netem_probe.h"
+#include "netem/netlink/netlink_probe.h"
 
 #include <sched.h>
 #include <sys/stat.h>
@@ -9,9 +9,9 @@
 #include <fstream>
 #include <thread>
 
+#include "common/rtnl_socket.h"
 #include "netem/netlink/kernel_error.h"
 #include "netem/netlink/qdisc_message.h"
-#include "netem/netlink/rtnl_socket.h"
 #include "netem/spec_parse.h"
 
 namespace fabriclab::netem::netlink {
@@ -31,30 +31,30 @@ bool file_mentions(const std::string& path, const std::string& needle) {
   return false;
 }
 
-NetemSupport from_filesystem(std::string* why, const std::string& reason) {
+Availability from_filesystem(std::string* why, const std::string& reason) {
   utsname u{};
   uname(&u);
   std::string mods = std::string("/lib/modules/") + u.release;
-  auto say = [&](NetemSupport s, const std::string& what) {
+  auto say = [&](Availability s, const std::string& what) {
     if (why) *why = what + " (" + reason + ")";
     return s;
   };
-  if (exists("/sys/module/sch_netem")) return say(NetemSupport::kPresent, "sch_netem is loaded");
+  if (exists("/sys/module/sch_netem")) return say(Availability::kYes, "sch_netem is loaded");
   if (file_mentions(mods + "/modules.builtin", "sch_netem.ko"))
-    return say(NetemSupport::kPresent, "sch_netem is built into the kernel");
+    return say(Availability::kYes, "sch_netem is built into the kernel");
   if (file_mentions(mods + "/modules.dep", "sch_netem.ko"))
-    return say(NetemSupport::kPresent, "sch_netem is installed as a module (modprobe loads it)");
+    return say(Availability::kYes, "sch_netem is installed as a module (modprobe loads it)");
   if (exists(mods))
-    return say(NetemSupport::kAbsent, "no sch_netem module under " + mods +
-                                          "; install linux-modules-extra-" + u.release +
-                                          " (Debian/Ubuntu) or kernel-modules-extra (Fedora)");
-  return say(NetemSupport::kUnknown, "cannot tell: no " + mods);
+    return say(Availability::kNo, "no sch_netem module under " + mods +
+                                      "; install linux-modules-extra-" + u.release +
+                                      " (Debian/Ubuntu) or kernel-modules-extra (Fedora)");
+  return say(Availability::kUnknown, "cannot tell: no " + mods);
 }
 
 }  // namespace
 
-NetemSupport probe_netem(std::string* why) {
-  NetemSupport result = NetemSupport::kUnknown;
+Availability probe_backend(std::string* why) {
+  Availability result = Availability::kUnknown;
   std::string detail;
   std::thread probe([&] {
     if (unshare(CLONE_NEWNET) != 0) {
@@ -67,11 +67,11 @@ NetemSupport probe_netem(std::string* why) {
       sock.request(
           build_netem_qdisc(QdiscCommand::kAdd, place, parse_spec("delay 1ms"), sock.next_seq()),
           "add netem to lo");
-      result = NetemSupport::kPresent;
+      result = Availability::kYes;
       detail = "the kernel accepted a netem qdisc in a throwaway namespace";
     } catch (const KernelError& e) {
       if (is_unknown_qdisc_kind(e, "netem")) {
-        result = NetemSupport::kAbsent;
+        result = Availability::kNo;
         detail =
             "the kernel refused a netem qdisc in a throwaway namespace: \"" +
             (e.kernel_message().empty() ? std::string(strerror(e.error())) : e.kernel_message()) +
@@ -84,7 +84,7 @@ NetemSupport probe_netem(std::string* why) {
     }
   });
   probe.join();
-  if (result == NetemSupport::kUnknown) return from_filesystem(why, detail);
+  if (result == Availability::kUnknown) return from_filesystem(why, detail);
   if (why) *why = detail;
   return result;
 }

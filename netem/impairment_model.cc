@@ -1,4 +1,4 @@
-#include "netem/userspace/impairment_model.h"
+#include "netem/impairment_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "common/input_error.h"
 #include "netem/netlink/distribution_table.h"
 
-namespace fabriclab::netem::userspace {
+namespace fabriclab::netem {
 
 namespace {
 
@@ -220,4 +220,4 @@ PacketFate ImpairmentModel::next() {
   return fate;
 }
 
-}  // namespace fabriclab::netem::userspace
+}  // namespace fabriclab::netem

@@ -1,4 +1,4 @@
-#include "runner/host/impairment_guardian.h"
+#include "runner/cleanup/impairment_guardian.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace fabriclab::runner::host {
+namespace fabriclab::runner {
 
 ImpairmentGuardian::ImpairmentGuardian(const std::string& device, const std::string& netns,
                                        const std::string& program) {
@@ -71,4 +71,4 @@ void wait_for_runner_to_end() {
   }
 }
 
-}  // namespace fabriclab::runner::host
+}  // namespace fabriclab::runner

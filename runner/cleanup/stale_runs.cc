@@ -1,4 +1,4 @@
-#include "runner/ledger/stale_runs.h"
+#include "runner/cleanup/stale_runs.h"
 
 #include <dirent.h>
 #include <spdlog/spdlog.h>
@@ -9,9 +9,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "common/process_identity.h"
 #include "runner/ledger/ledger.h"
 #include "runner/process/process.h"
-#include "runner/process/process_identity.h"
 #include "runner/process/recorded_process.h"
 #include "runner/topology/network_namespace.h"
 

@@ -1,6 +1,6 @@
 // The userspace backend's netem model without any network: the decisions it
 // makes for a spec, checked against what sch_netem's code implies.
-#include "netem/userspace/impairment_model.h"
+#include "netem/impairment_model.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "netem/netlink/distribution_table.h"
 #include "netem/spec_parse.h"
 
-namespace fabriclab::netem::userspace {
+namespace fabriclab::netem {
 namespace {
 
 std::vector<PacketFate> draw(const std::string& spec, int n, uint64_t seed = 1) {
@@ -142,4 +142,4 @@ TEST(ImpairmentModelTest, RefusesWordsItCannotReproduce) {
 }
 
 }  // namespace
-}  // namespace fabriclab::netem::userspace
+}  // namespace fabriclab::netem

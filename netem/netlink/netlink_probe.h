@@ -7,16 +7,22 @@
 // filesystem says: /sys/module/sch_netem (loaded), modules.builtin (built
 // in), or a sch_netem.ko* under /lib/modules/$(uname -r) (loadable).
 //
+// The userspace backend's probe has the same name and shape
+// (netem/userspace/userspace_probe.h); the runner reaches both through
+// netem/backend_probe.h.
+//
 // Thread-safe. Takes a few milliseconds.
 #pragma once
 
 #include <string>
 
+#include "netem/backend_probe.h"
+
 namespace fabriclab::netem::netlink {
 
-enum class NetemSupport { kPresent, kAbsent, kUnknown };
-
-// `why` (if not null) receives one sentence: how it was found out.
-NetemSupport probe_netem(std::string* why);
+// kYes: the kernel has sch_netem; kNo: it has not; kUnknown: could not tell
+// (then apply() tries). `why` (if not null) receives one sentence: how it was
+// found out.
+Availability probe_backend(std::string* why);
 
 }  // namespace fabriclab::netem::netlink

@@ -4,7 +4,7 @@
 // guardian removes the qdisc once the process that started it is SIGKILLed.
 // (This kernel has no sch_netem: an htb root with fabriclab's handle stands
 // in for the netem backend's peer-filter tree, which is an htb root too.)
-#include "runner/host/impairment_guardian.h"
+#include "runner/cleanup/impairment_guardian.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
 
-namespace fabriclab::runner::host {
+namespace fabriclab::runner {
 namespace {
 
 using fabriclab::testing::run_command;
@@ -95,4 +95,4 @@ TEST_F(InterfaceCleanupTest, GuardianRemovesTheQdiscWhenItsRunnerIsKilled) {
 }
 
 }  // namespace
-}  // namespace fabriclab::runner::host
+}  // namespace fabriclab::runner

@@ -1,4 +1,4 @@
-#include "runner/topology/rtnetlink.h"
+#include "runner/topology/netns_links.h"
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
@@ -14,13 +14,12 @@
 #include <vector>
 
 #include "common/input_error.h"
-#include "common/scoped_netns.h"
 
 namespace fabriclab::runner {
 namespace {
 
 // One request at a time; a link message with a few names and nests fits
-// easily. Replies are read into a buffer of libmnl's recommended size.
+// easily.
 constexpr size_t kRequestBytes = 4096;
 
 nlmsghdr* start_request(std::vector<char>& buffer, uint16_t type, uint16_t flags) {
@@ -38,56 +37,23 @@ ifinfomsg* put_ifinfo(nlmsghdr* request, int index) {
   return info;
 }
 
-int read_index(const nlmsghdr* reply, void* data) {
-  if (reply->nlmsg_type == RTM_NEWLINK) {
-    auto* info = static_cast<const ifinfomsg*>(mnl_nlmsg_get_payload(reply));
-    *static_cast<int*>(data) = info->ifi_index;
-  }
-  return MNL_CB_OK;
-}
-
-int transact_with(mnl_socket* socket, unsigned port_id, unsigned sequence, nlmsghdr* request,
-                  mnl_cb_t callback, void* data) {
-  request->nlmsg_flags |= NLM_F_ACK;
-  request->nlmsg_seq = sequence;
-  if (mnl_socket_sendto(socket, request, request->nlmsg_len) < 0) return errno;
-  std::vector<char> reply(MNL_SOCKET_BUFFER_SIZE);
-  for (;;) {
-    ssize_t n = mnl_socket_recvfrom(socket, reply.data(), reply.size());
-    if (n < 0) return errno;
-    // libmnl turns an NLMSG_ERROR carrying an errno into -1 with errno set,
-    // and the final ACK (error 0) into MNL_CB_STOP.
-    int rc = mnl_cb_run(reply.data(), n, sequence, port_id, callback, data);
-    if (rc < 0) return errno;
-    if (rc == MNL_CB_STOP) return 0;
-  }
-}
-
 }  // namespace
 
-RtnlSocket::RtnlSocket(int netns_fd, std::string netns_label)
-    : netns_label_(std::move(netns_label)) {
-  ScopedNetns enter(netns_fd);  // the socket stays in this namespace for life
-  socket_ = mnl_socket_open(NETLINK_ROUTE);
-  if (socket_ == nullptr) fail("open a route netlink socket", errno);
-  if (mnl_socket_bind(socket_, 0, MNL_SOCKET_AUTOPID) < 0) {
-    int err = errno;
-    mnl_socket_close(socket_);
-    socket_ = nullptr;
-    fail("bind the route netlink socket", err);
+NetnsLinks::NetnsLinks(int netns_fd, std::string netns_label)
+    : netns_label_(std::move(netns_label)), socket_(netns_fd, netns_label_) {}
+
+int NetnsLinks::transact(nlmsghdr* request) {
+  request->nlmsg_flags |= NLM_F_ACK;
+  request->nlmsg_seq = socket_.next_seq();
+  try {
+    socket_.request(request, "rtnetlink request");  // fail() words it
+  } catch (const KernelError& e) {
+    return e.error();
   }
-  port_id_ = mnl_socket_get_portid(socket_);
+  return 0;
 }
 
-RtnlSocket::~RtnlSocket() {
-  if (socket_ != nullptr) mnl_socket_close(socket_);
-}
-
-int RtnlSocket::transact(nlmsghdr* request) {
-  return transact_with(socket_, port_id_, ++sequence_, request, nullptr, nullptr);
-}
-
-void RtnlSocket::fail(const std::string& what, int err) const {
+void NetnsLinks::fail(const std::string& what, int err) const {
   std::string message =
       "netlink: " + what + " in network namespace '" + netns_label_ + "': " + std::strerror(err);
   if (err == EPERM) {
@@ -100,7 +66,7 @@ void RtnlSocket::fail(const std::string& what, int err) const {
   throw std::runtime_error(message);
 }
 
-void RtnlSocket::create_veth(const std::string& name, const std::string& peer_name,
+void NetnsLinks::create_veth(const std::string& name, const std::string& peer_name,
                              int peer_netns_fd) {
   std::vector<char> buffer;
   nlmsghdr* request = start_request(buffer, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
@@ -124,7 +90,7 @@ void RtnlSocket::create_veth(const std::string& name, const std::string& peer_na
   }
 }
 
-void RtnlSocket::create_bridge(const std::string& name) {
+void NetnsLinks::create_bridge(const std::string& name) {
   std::vector<char> buffer;
   nlmsghdr* request = start_request(buffer, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
   put_ifinfo(request, 0);
@@ -140,7 +106,7 @@ void RtnlSocket::create_bridge(const std::string& name) {
   if (int err = transact(request)) fail("create bridge " + name, err);
 }
 
-void RtnlSocket::set_master(const std::string& device, const std::string& master) {
+void NetnsLinks::set_master(const std::string& device, const std::string& master) {
   int index = link_index(device);
   int master_index = link_index(master);
   if (index == 0) fail("attach " + device + " to " + master, ENODEV);
@@ -152,7 +118,7 @@ void RtnlSocket::set_master(const std::string& device, const std::string& master
   if (int err = transact(request)) fail("attach " + device + " to bridge " + master, err);
 }
 
-void RtnlSocket::set_up(const std::string& device) {
+void NetnsLinks::set_up(const std::string& device) {
   int index = link_index(device);
   if (index == 0) fail("set " + device + " up", ENODEV);
   std::vector<char> buffer;
@@ -163,7 +129,7 @@ void RtnlSocket::set_up(const std::string& device) {
   if (int err = transact(request)) fail("set " + device + " up", err);
 }
 
-void RtnlSocket::add_ipv4(const std::string& device, const std::string& address, int prefix_len) {
+void NetnsLinks::add_ipv4(const std::string& device, const std::string& address, int prefix_len) {
   in_addr parsed{};
   if (inet_pton(AF_INET, address.c_str(), &parsed) != 1 || prefix_len < 0 || prefix_len > 32) {
     throw InputError("IPv4 address '" + address + "/" + std::to_string(prefix_len) +
@@ -185,7 +151,7 @@ void RtnlSocket::add_ipv4(const std::string& device, const std::string& address,
   }
 }
 
-bool RtnlSocket::delete_link(const std::string& device) {
+bool NetnsLinks::delete_link(const std::string& device) {
   int index = link_index(device);
   if (index == 0) return false;
   std::vector<char> buffer;
@@ -197,16 +163,13 @@ bool RtnlSocket::delete_link(const std::string& device) {
   return true;
 }
 
-int RtnlSocket::link_index(const std::string& device) {
-  std::vector<char> buffer;
-  nlmsghdr* request = start_request(buffer, RTM_GETLINK, 0);
-  put_ifinfo(request, 0);
-  mnl_attr_put_strz(request, IFLA_IFNAME, device.c_str());
-  int index = 0;
-  int err = transact_with(socket_, port_id_, ++sequence_, request, read_index, &index);
-  if (err == ENODEV) return 0;
-  if (err != 0) fail("look up link " + device, err);
-  return index;
+int NetnsLinks::link_index(const std::string& device) {
+  try {
+    return socket_.ifindex(device);
+  } catch (const KernelError& e) {
+    if (e.error() == ENODEV) return 0;
+    fail("look up link " + device, e.error());
+  }
 }
 
 }  // namespace fabriclab::runner

@@ -31,7 +31,7 @@
 
 #include "netem/spec.h"
 
-namespace fabriclab::netem::userspace {
+namespace fabriclab::netem {
 
 // The decision for one packet.
 struct PacketFate {
@@ -80,4 +80,4 @@ class ImpairmentModel {
 // for kNone and kUniform. The fallback when no .dist file is installed.
 std::vector<int16_t> distribution_table(Distribution distribution);
 
-}  // namespace fabriclab::netem::userspace
+}  // namespace fabriclab::netem

@@ -1,4 +1,4 @@
-#include "runner/process/process_identity.h"
+#include "common/process_identity.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-namespace fabriclab::runner {
+namespace fabriclab {
 
 std::optional<uint64_t> process_start_ticks(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -41,4 +41,4 @@ bool is_running(const ProcessIdentity& process) {
   return start && *start == process.start_ticks;
 }
 
-}  // namespace fabriclab::runner
+}  // namespace fabriclab

@@ -1,4 +1,4 @@
-#include "runner/host/interface_cleanup.h"
+#include "netem/userspace/userspace_leftovers.h"
 
 #include <libmnl/libmnl.h>
 #include <libnftnl/common.h>
@@ -6,7 +6,6 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
-#include <linux/pkt_sched.h>
 
 #include <cerrno>
 #include <cstring>
@@ -15,11 +14,9 @@
 #include <vector>
 
 #include "common/scoped_netns.h"
-#include "netem/netlink/netlink_backend.h"
-#include "netem/netlink/peer_filter.h"
 #include "netem/userspace/nft_queue_rules.h"
 
-namespace fabriclab::runner::host {
+namespace fabriclab::netem::userspace {
 namespace {
 
 struct SocketClose {
@@ -69,12 +66,17 @@ int table_request(uint16_t type, int family, const std::string& name) {
   return rc;
 }
 
-void clean_tables(const std::string& netns, const std::string& device, bool dry_run,
-                  InterfaceCleanup& result) {
-  ScopedNetns inside(netns);  // sockets belong to the namespace they are opened in
+}  // namespace
+
+Leftovers remove_leftovers(const Target& target, bool dry_run) {
+  Leftovers result;
+  const std::string& device = target.device;
+  // Sockets belong to the namespace they are opened in.
+  ScopedNetns inside =
+      target.netns_fd >= 0 ? ScopedNetns(target.netns_fd) : ScopedNetns(target.netns);
   bool found = false;
-  for (netem::Direction direction : {netem::Direction::kEgress, netem::Direction::kIngress}) {
-    const std::string name = netem::userspace::nft_table_name(device, direction);
+  for (Direction direction : {Direction::kEgress, Direction::kIngress}) {
+    const std::string name = nft_table_name(device, direction);
     for (int family : {NFPROTO_IPV4, NFPROTO_IPV6}) {
       const std::string what =
           std::string("nft table ") + (family == NFPROTO_IPV4 ? "ip " : "ip6 ") + name;
@@ -105,42 +107,7 @@ void clean_tables(const std::string& netns, const std::string& device, bool dry_
     }
   }
   if (!found) result.actions.push_back("no fabriclab nft table for " + device);
-}
-
-void clean_qdisc(const std::string& netns, const std::string& device, bool dry_run,
-                 InterfaceCleanup& result) {
-  netem::Target target;
-  target.netns = netns;
-  target.device = device;
-  try {
-    for (const auto& qdisc : netem::netlink::show_qdiscs(target)) {
-      if (qdisc.parent != TC_H_ROOT) continue;
-      if (qdisc.handle != netem::netlink::kRootHandle) {
-        result.actions.push_back("root qdisc " + qdisc.kind + " on " + device +
-                                 " is not fabriclab's: left alone");
-        return;
-      }
-      result.actions.push_back(dry_run ? "root qdisc " + qdisc.kind + " fab0: on " + device +
-                                             ": would remove"
-                                       : netem::netlink::clear_impairment(target, false));
-      result.removed.push_back(result.actions.back());
-      return;
-    }
-    result.actions.push_back("no fabriclab qdisc on " + device);
-  } catch (const std::exception& e) {
-    result.ok = false;
-    result.actions.push_back(e.what());
-  }
-}
-
-}  // namespace
-
-InterfaceCleanup clean_interface(const std::string& netns, const std::string& device,
-                                 bool dry_run) {
-  InterfaceCleanup result;
-  clean_qdisc(netns, device, dry_run, result);
-  clean_tables(netns, device, dry_run, result);
   return result;
 }
 
-}  // namespace fabriclab::runner::host
+}  // namespace fabriclab::netem::userspace

@@ -13,6 +13,14 @@
 // throws, stays in the ledger, which is rewritten with what is left, and the
 // run is reported as not fully cleaned.
 //
+// runner/cleanup/ is the folder of "remove what runs left behind": this file
+// (stale runs, from their ledgers), interface_cleanup.h (fabriclab's
+// impairments on a real interface, through each backend's remove_leftovers())
+// and impairment_guardian.h (host mode's process that runs the latter when
+// its runner is killed). It may use ledger/, process/, topology/ and netem's
+// interface (netem/impairment.h); none of those use it, so the ledger stays
+// the plain record of what a run created.
+//
 // Thread safety: register handlers before use, from one thread.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "netem/netlink/rtnl_socket.h"
+#include "common/rtnl_socket.h"
 
 #include <libmnl/libmnl.h>
 #include <linux/if_link.h>
@@ -8,12 +8,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 #include "common/scoped_netns.h"
 
-namespace fabriclab::netem::netlink {
+namespace fabriclab {
 
 namespace {
 
@@ -67,23 +66,29 @@ int done_cb(const nlmsghdr*, void*) { return MNL_CB_STOP; }
 
 }  // namespace
 
-RtnlSocket::RtnlSocket(const std::string& netns, int netns_fd) : netns_(netns) {
-  // setns() is per thread: enter, open, leave; the socket stays in the netns.
-  std::unique_ptr<ScopedNetns> in_ns;
-  if (!netns.empty())
-    in_ns = std::make_unique<ScopedNetns>(netns);
-  else if (netns_fd >= 0)
-    in_ns = std::make_unique<ScopedNetns>(netns_fd);
+RtnlSocket::RtnlSocket(const std::string& netns) : netns_(netns) {
+  ScopedNetns inside(netns);  // setns() is per thread: enter, open, leave
+  open();
+}
+
+RtnlSocket::RtnlSocket(int netns_fd, std::string netns_label) : netns_(std::move(netns_label)) {
+  ScopedNetns inside(netns_fd);
+  open();
+}
+
+void RtnlSocket::open() {
+  const std::string where = netns_.empty() ? "" : " in network namespace '" + netns_ + "'";
   nl_ = mnl_socket_open(NETLINK_ROUTE);
   if (!nl_)
-    throw std::runtime_error(std::string("cannot open a netlink socket: ") + strerror(errno));
+    throw std::runtime_error("cannot open a route netlink socket" + where + ": " + strerror(errno));
   int one = 1;
   mnl_socket_setsockopt(nl_, NETLINK_EXT_ACK, &one, sizeof one);
   mnl_socket_setsockopt(nl_, NETLINK_CAP_ACK, &one, sizeof one);
   if (mnl_socket_bind(nl_, 0, MNL_SOCKET_AUTOPID) < 0) {
     int e = errno;
     mnl_socket_close(nl_);
-    throw std::runtime_error(std::string("cannot bind a netlink socket: ") + strerror(e));
+    nl_ = nullptr;
+    throw std::runtime_error("cannot bind a route netlink socket" + where + ": " + strerror(e));
   }
   portid_ = mnl_socket_get_portid(nl_);
   seq_ = static_cast<uint32_t>(time(nullptr));  // as tc does
@@ -93,17 +98,21 @@ RtnlSocket::~RtnlSocket() {
   if (nl_) mnl_socket_close(nl_);
 }
 
-void RtnlSocket::send(const Message& m, const std::string& what) {
-  if (mnl_socket_sendto(nl_, m.data(), m.size()) < 0)
-    throw KernelError(what + ": " + strerror(errno), errno, "");
-}
+void RtnlSocket::request(const nlmsghdr* m, const std::string& what) { dump(m, {}, what); }
 
-void RtnlSocket::request(const Message& m, const std::string& what) { dump(m, {}, what); }
+void RtnlSocket::request(const Message& m, const std::string& what) {
+  dump(reinterpret_cast<const nlmsghdr*>(m.data()), {}, what);
+}
 
 void RtnlSocket::dump(const Message& m, const std::function<void(const nlmsghdr*)>& on_message,
                       const std::string& what) {
-  send(m, what);
-  const auto* sent = reinterpret_cast<const nlmsghdr*>(m.data());
+  dump(reinterpret_cast<const nlmsghdr*>(m.data()), on_message, what);
+}
+
+void RtnlSocket::dump(const nlmsghdr* sent, const std::function<void(const nlmsghdr*)>& on_message,
+                      const std::string& what) {
+  if (mnl_socket_sendto(nl_, sent, sent->nlmsg_len) < 0)
+    throw KernelError(what + ": " + strerror(errno), errno, "");
   std::vector<char> buf(MNL_SOCKET_BUFFER_SIZE * 4);
   CallbackState state;
   state.on_message = on_message ? &on_message : nullptr;
@@ -147,4 +156,4 @@ int RtnlSocket::ifindex(const std::string& device) {
   return index;
 }
 
-}  // namespace fabriclab::netem::netlink
+}  // namespace fabriclab

@@ -16,7 +16,9 @@
 //
 // Only the netem backend needs it: the userspace backend's nft tables belong
 // to the runner's netlink socket and the kernel removes them with it
-// (netem/userspace/nft_queue_rules.h; tests/runner/host_mode_test.cc checks).
+// (netem/userspace/nft_queue_rules.h; tests/runner/host/host_mode_test.cc
+// checks). It lives in runner/cleanup/ beside what it runs; host mode
+// (runner/host/host_run.cc) is its user.
 //
 // Ownership: the object owns the pipe's write end and the child. Destroying
 // it closes the pipe and waits up to kReapTimeout for the guardian.
@@ -28,7 +30,7 @@
 #include <chrono>
 #include <string>
 
-namespace fabriclab::runner::host {
+namespace fabriclab::runner {
 
 class ImpairmentGuardian {
  public:
@@ -53,4 +55,4 @@ class ImpairmentGuardian {
 // ignoring Ctrl-C and hang-up meanwhile.
 void wait_for_runner_to_end();
 
-}  // namespace fabriclab::runner::host
+}  // namespace fabriclab::runner

@@ -8,8 +8,8 @@
 
 #include <thread>
 
+#include "runner/cleanup/stale_runs.h"
 #include "runner/ledger/run_id.h"
-#include "runner/ledger/stale_runs.h"
 #include "runner/process/process.h"
 #include "runner/topology/network_namespace.h"
 #include "tests/runner/test_support.h"
