@@ -4,6 +4,8 @@
 //
 //   impair = "delay 100ms loss 1%"   tc-netem words, through the impairment
 //                                    backend (netem/impairment.h)
+//   sysctl = "net.ipv4.tcp_ecn=1"    the ranks' namespaces' kernel settings
+//                                    (sysctl_setting.h)
 //
 // A setting is one file in this folder implementing LinkSettingKind, plus a
 // row in link_settings.cc. The scenario runner applies every setting a

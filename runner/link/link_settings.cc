@@ -1,13 +1,14 @@
 // The table of per-link settings (link_setting.h). Add a setting here.
 #include "runner/link/impair_setting.h"
 #include "runner/link/link_setting.h"
+#include "runner/link/sysctl_setting.h"
 
 namespace fabriclab::runner {
 
 namespace {
 
 const std::vector<const LinkSettingKind*>& entries() {
-  static const std::vector<const LinkSettingKind*> table = {&impair_setting()};
+  static const std::vector<const LinkSettingKind*> table = {&impair_setting(), &sysctl_setting()};
   return table;
 }
 

@@ -1,0 +1,129 @@
+#include "runner/link/sysctl_setting.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/scoped_netns.h"
+#include "runner/topology/lab_network.h"
+
+namespace fabriclab::runner {
+
+namespace {
+
+struct Assignment {
+  std::string key;    // net.ipv4.tcp_ecn
+  std::string value;  // 1
+};
+
+std::vector<Assignment> parse(const std::string& text) {
+  static const std::regex kWord(R"(net\.(ipv4|ipv6|core)\.[a-z0-9_.]+=[0-9a-z_ ]*[0-9a-z_])");
+  std::vector<Assignment> out;
+  std::istringstream in(text);
+  std::string word;
+  while (in >> word) {
+    if (!std::regex_match(word, kWord)) {
+      throw std::invalid_argument(
+          "'" + word +
+          "': expected KEY=VALUE with a per-namespace key (net.ipv4.*, net.ipv6.* or net.core.*), "
+          "e.g. net.ipv4.tcp_slow_start_after_idle=0");
+    }
+    const size_t eq = word.find('=');
+    out.push_back({word.substr(0, eq), word.substr(eq + 1)});
+  }
+  if (out.empty()) throw std::invalid_argument("expected at least one KEY=VALUE");
+  return out;
+}
+
+std::string proc_path(const std::string& key) {
+  std::string path = "/proc/sys/" + key;
+  std::replace(path.begin() + 10, path.end(), '.', '/');
+  return path;
+}
+
+// /proc/sys/net shows the namespace of the thread that opens the file.
+std::string read_in(int netns_fd, const std::string& key) {
+  ScopedNetns inside(netns_fd);
+  std::ifstream in(proc_path(key));
+  std::string value;
+  if (!in || !std::getline(in, value)) {
+    throw std::runtime_error("sysctl " + key + ": not found in this kernel (" + proc_path(key) + ")");
+  }
+  std::replace(value.begin(), value.end(), '\t', ' ');
+  return value;
+}
+
+void write_in(int netns_fd, const std::string& key, const std::string& value) {
+  ScopedNetns inside(netns_fd);
+  std::ofstream out(proc_path(key));
+  out << value << "\n";
+  if (!out.flush()) {
+    throw std::runtime_error("sysctl " + key + "=" + value + ": the kernel refused it");
+  }
+}
+
+class AppliedSysctl : public AppliedLinkSetting {
+ public:
+  AppliedSysctl(int netns_fd, std::string netns, Assignment assignment)
+      : netns_fd_(netns_fd), netns_(std::move(netns)), a_(std::move(assignment)) {
+    before_ = read_in(netns_fd_, a_.key);
+    write_in(netns_fd_, a_.key, a_.value);
+  }
+  ~AppliedSysctl() override {
+    try {
+      write_in(netns_fd_, a_.key, before_);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: restoring {}: {}", netns_, a_.key, e.what());
+    }
+  }
+  std::string describe() const override {
+    return "sysctl " + a_.key + "=" + a_.value + " in " + netns_ + " (was " + before_ + ")";
+  }
+  uint64_t drops() const override { return 0; }
+
+ private:
+  int netns_fd_;
+  std::string netns_;
+  Assignment a_;
+  std::string before_;
+};
+
+class SysctlSetting : public LinkSettingKind {
+ public:
+  const char* key() const override { return "sysctl"; }
+  void validate(const std::string& value) const override { parse(value); }
+  bool needs_backend() const override { return false; }
+
+  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const std::string& value,
+                                                         const std::vector<int>& link_ranks,
+                                                         const LabNetwork& network,
+                                                         netem::Backend*) const override {
+    const std::vector<Assignment> assignments = parse(value);
+    std::vector<std::unique_ptr<AppliedLinkSetting>> applied;
+    for (const LocalRank& rank : network.local_ranks()) {
+      if (std::find(link_ranks.begin(), link_ranks.end(), rank.rank) == link_ranks.end()) continue;
+      if (rank.netns_fd < 0) {
+        throw std::runtime_error("sysctl: rank " + std::to_string(rank.rank) +
+                                 " runs in this host's own network namespace; fabriclab changes "
+                                 "sysctls only inside the lab namespaces it created");
+      }
+      for (const Assignment& a : assignments) {
+        applied.push_back(std::make_unique<AppliedSysctl>(rank.netns_fd, rank.netns_label, a));
+      }
+    }
+    return applied;  // on a throw, those already set are restored here
+  }
+};
+
+}  // namespace
+
+const LinkSettingKind& sysctl_setting() {
+  static const SysctlSetting instance;
+  return instance;
+}
+
+}  // namespace fabriclab::runner
