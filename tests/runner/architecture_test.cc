@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -84,6 +85,27 @@ std::vector<std::string> violations() {
 
 TEST(Architecture, RunnerFoldersIncludeOnlyWhatTheMapAllows) {
   for (const std::string& v : violations()) ADD_FAILURE() << v;
+}
+
+// The rules themselves point one way: no folder can reach itself through
+// them, so a lab's walk through the runner never comes back to a room.
+TEST(Architecture, TheRulesHaveNoCycle) {
+  std::map<std::string, int> state;  // 0 unvisited, 1 on the path, 2 done
+  std::function<void(const std::string&, std::string)> visit = [&](const std::string& folder,
+                                                                   std::string path) {
+    path += (path.empty() ? "" : " -> ") + folder;
+    if (state[folder] == 1) {
+      ADD_FAILURE() << "cycle: " << path;
+      return;
+    }
+    if (state[folder] == 2) return;
+    state[folder] = 1;
+    const auto rule = allowed().find(folder);
+    if (rule != allowed().end())
+      for (const std::string& next : rule->second) visit(next, path);
+    state[folder] = 2;
+  };
+  for (const auto& [folder, deps] : allowed()) visit(folder, "");
 }
 
 TEST(Architecture, TheRuleTableMatchesTheFolders) {

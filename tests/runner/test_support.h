@@ -1,6 +1,7 @@
 // Shared helpers for the runner tests: privilege checks with a reason to
-// skip, temporary directories, and snapshots of the host's network state
-// (links, addresses, /run/netns) to prove the tests leave it unchanged.
+// skip, temporary directories, snapshots of the host's network state
+// (links, addresses, /run/netns) to prove the tests leave it unchanged, and
+// small readers (a JSON file, the message of an InputError).
 #pragma once
 
 #include <arpa/inet.h>
@@ -13,14 +14,32 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/input_error.h"
 #include "runner/topology/user_namespace.h"
 
 namespace fabriclab::runner::testing {
+
+inline nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// The message of the InputError `action` throws, or "(no InputError)".
+inline std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "(no InputError)";
+}
 
 // Empty if the test may create namespaces; otherwise why not (for GTEST_SKIP).
 inline std::string why_no_netns_privileges() {

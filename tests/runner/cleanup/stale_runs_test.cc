@@ -18,10 +18,7 @@ namespace {
 
 using testing::TempDir;
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
+using testing::read_json;
 
 // The identity of a process that has ended (and was reaped): a dead owner.
 ProcessIdentity dead_process() {

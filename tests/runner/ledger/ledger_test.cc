@@ -15,10 +15,7 @@ namespace {
 
 using testing::TempDir;
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
+using testing::read_json;
 
 TEST(RunId, IsShortAndValid) {
   std::string id = make_run_id();

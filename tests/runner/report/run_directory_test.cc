@@ -7,19 +7,13 @@
 #include <functional>
 
 #include "common/input_error.h"
+#include "tests/runner/test_support.h"
 #include "report_fixture.h"
 
 namespace fabriclab::runner::report {
 namespace {
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no InputError)";
-}
+using runner::testing::error_of;
 
 TEST(RunDirectory, GroupsEventsByScenarioInManifestOrder) {
   testing::TempDir dir("read");

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "common/input_error.h"
+#include "tests/runner/test_support.h"
 #include "common/temp_dir.h"
 
 namespace fabriclab::runner::rundir {
@@ -19,14 +20,7 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no InputError)";
-}
+using runner::testing::error_of;
 
 constexpr char kManifest[] =
     R"({"format":"fabriclab-run","version":1,"lab":{"id":"02"},)"
