@@ -232,7 +232,11 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   }
 
   if (const toml::table* topology = root["topology"].as_table()) {
-    r.reject_unknown(*topology, {"ranks", "kind"}, "[topology]");
+    r.reject_unknown(*topology, {"ranks", "kind", "segmentation_offload"}, "[topology]");
+    if (const toml::node* offload = topology->get("segmentation_offload")) {
+      if (!offload->is_boolean()) r.fail(offload, "segmentation_offload", "expected true or false");
+      lab.fabric.segmentation_offload = offload->as_boolean()->get();
+    }
     lab.fabric.ranks = static_cast<int>(r.number_at(*topology, "ranks", 2, 1, kMaxRanks));
     lab.fabric.kind = r.string_at(*topology, "kind", false, lab.fabric.kind);
     try {

@@ -40,6 +40,8 @@ struct ScenarioDefinition {
 struct FabricDefinition {
   std::string kind = "auto";  // auto | single | pair | switch
   int ranks = 2;              // 1 .. 64
+  // False: MTU-sized frames on the lab links (topology.h says why).
+  bool segmentation_offload = true;
 };
 
 struct LabDefinition {

@@ -67,7 +67,8 @@ int run_lab(const LabRunOptions& options) {
   Console& console = recording.console();
 
   Ledger ledger(run_id);
-  std::unique_ptr<Topology> topology = Topology::build({lab.ranks, run_id, "10.77.0.0", lab.fabric.kind}, ledger);
+  std::unique_ptr<Topology> topology = Topology::build(
+      {lab.ranks, run_id, "10.77.0.0", lab.fabric.kind, lab.fabric.segmentation_offload}, ledger);
   console.print(topology->describe() + "\n");
   const NamespaceNetwork network(*topology);
 

@@ -54,6 +54,7 @@ RunRecording::RunRecording(const LabDefinition& lab, const std::string& output_d
        {"workload", lab.workload.kind},
        {"trainer", lab.workload.params},
        {"fabric", lab.fabric.kind},
+       {"segmentation_offload", lab.fabric.segmentation_offload},
        {"charts", lab.charts},
        {"kernel", u.release},
        {"host", u.nodename}});

@@ -129,6 +129,16 @@ void NetnsLinks::set_up(const std::string& device) {
   if (int err = transact(request)) fail("set " + device + " up", err);
 }
 
+void NetnsLinks::set_gso_max_segs(const std::string& device, uint32_t segments) {
+  int index = link_index(device);
+  if (index == 0) fail("set gso_max_segs of " + device, ENODEV);
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_NEWLINK, 0);
+  put_ifinfo(request, index);
+  mnl_attr_put_u32(request, IFLA_GSO_MAX_SEGS, segments);
+  if (int err = transact(request)) fail("set gso_max_segs of " + device, err);
+}
+
 void NetnsLinks::add_ipv4(const std::string& device, const std::string& address, int prefix_len) {
   in_addr parsed{};
   if (inet_pton(AF_INET, address.c_str(), &parsed) != 1 || prefix_len < 0 || prefix_len > 32) {

@@ -14,6 +14,7 @@
 // a hint for EPERM (privileges) and EEXIST (a leftover of an earlier run).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "common/rtnl_socket.h"
@@ -37,6 +38,10 @@ class NetnsLinks {
   void set_master(const std::string& device, const std::string& master);
   // Sets IFF_UP on `device`.
   void set_up(const std::string& device);
+  // At most `segments` MTU-sized segments per packet the stack hands the
+  // device (IFLA_GSO_MAX_SEGS; 1 = the stack segments everything itself, so
+  // every packet on the link is one wire frame).
+  void set_gso_max_segs(const std::string& device, uint32_t segments);
   // Adds an IPv4 address with its prefix, e.g. ("eth0", "10.77.0.1", 24).
   void add_ipv4(const std::string& device, const std::string& address, int prefix_len);
   // Deletes `device` (a veth pair goes as a whole). Returns false if it did

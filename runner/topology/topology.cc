@@ -114,6 +114,13 @@ std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledg
     links.add_ipv4(rank.device, rank.ipv4, rank.prefix_len);
     links.set_up(rank.device);
   }
+  topology->segmentation_offload_ = spec.segmentation_offload;
+  if (!spec.segmentation_offload) {
+    for (const Link& link : topology->links_) {
+      for (const Endpoint* end : {&link.a, &link.b})
+        NetnsLinks(end->netns_fd, end->netns).set_gso_max_segs(end->device, 1);
+    }
+  }
   spdlog::debug("topology of run {}:\n{}", spec.run_id, topology->describe());
   return topology;
 }
@@ -243,6 +250,9 @@ std::string Topology::describe() const {
     out << "\n";
   }
   if (has_switch()) out << "  switch: netns " << switch_netns() << ", bridge " << kBridge << "\n";
+  if (!segmentation_offload_ && !links_.empty()) {
+    out << "  links carry MTU-sized frames (segmentation offload off: gso_max_segs 1)\n";
+  }
   if (named_ && in_initial_user_namespace()) {
     out << "  (names under /run/netns: `ip netns exec <netns> ...` works)";
   } else if (named_) {

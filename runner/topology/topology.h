@@ -47,6 +47,11 @@ struct TopologySpec {
   std::string run_id;                // is_valid_run_id() (runner/ledger/run_id.h)
   std::string subnet = "10.77.0.0";  // a /24; rank i gets .(i+1)
   std::string fabric = "auto";       // a fabric kind (fabric.h)
+  // False: every device on the lab links gets packets of one MTU-sized
+  // segment (no GSO/TSO aggregates), so an impairment judges wire frames, as
+  // loss on a real link does. True: the kernel's default, up to 64 KB per
+  // packet on veth, where one "lost packet" can be 45 frames.
+  bool segmentation_offload = true;
 };
 
 // One end of a link: a device in a namespace.
@@ -131,6 +136,7 @@ class Topology {
   std::vector<OwnedNamespace> namespaces_;  // creation order
   std::vector<RankNetwork> ranks_;
   std::vector<Link> links_;
+  bool segmentation_offload_ = true;
   std::vector<FabricNode> fabric_hosts_;               // by rank
   std::vector<std::pair<std::string, int>> switches_;  // name, index into namespaces_
 };

@@ -93,6 +93,15 @@ TEST_F(LabDefinitionTest, PluginNamesAreCheckedAgainstTheirRegistries) {
             std::string::npos);
 }
 
+TEST_F(LabDefinitionTest, SegmentationOffloadIsAFabricSetting) {
+  EXPECT_TRUE(load_lab(write(kScenario)).fabric.segmentation_offload);
+  EXPECT_FALSE(load_lab(write(std::string("[topology]\nsegmentation_offload = false\n") + kScenario))
+                   .fabric.segmentation_offload);
+  EXPECT_NE(error(std::string("[topology]\nsegmentation_offload = \"no\"\n") + kScenario)
+                .find("lab.toml:5: key 'segmentation_offload': expected true or false"),
+            std::string::npos);
+}
+
 TEST_F(LabDefinitionTest, ChartsAndFabricKindAreKept) {
   const LabDefinition lab = load_lab(write(
       std::string("[topology]\nranks = 2\nkind = \"switch\"\n[report]\ncharts = [\"step_times\"]\n") +

@@ -59,6 +59,25 @@ class TopologyTest : public ::testing::Test {
   std::set<std::string> addresses_before_;
 };
 
+// Without segmentation offload every device of the lab links takes packets
+// of one segment (as `ip -d link` reports), on both ends, on the switch
+// ports too; with it (the default) the kernel's 65535.
+TEST_F(TopologyTest, WithoutSegmentationOffloadTheLinksCarryOneSegmentPerPacket) {
+  auto topology = Topology::build({3, run_id_, "10.77.0.0", "auto", false}, *ledger_);
+  for (const Link& link : topology->links()) {
+    for (const Endpoint* end : {&link.a, &link.b}) {
+      const int fd = end == &link.a ? topology->rank(link.rank).netns_fd : topology->switch_netns_fd();
+      const std::string details = run_in(fd, {"ip", "-d", "-o", "link", "show", "dev", end->device});
+      EXPECT_NE(details.find("gso_max_segs 1 "), std::string::npos) << end->describe() << ": " << details;
+    }
+  }
+  EXPECT_NE(topology->describe().find("MTU-sized frames"), std::string::npos);
+  auto defaults = Topology::build({2, make_run_id()}, *ledger_);
+  const std::string details =
+      run_in(defaults->rank(0).netns_fd, {"ip", "-d", "-o", "link", "show", "dev", "eth0"});
+  EXPECT_NE(details.find("gso_max_segs 65535 "), std::string::npos) << details;
+}
+
 TEST_F(TopologyTest, TwoRanksAreAVethPairThatPings) {
   auto topology = Topology::build({2, run_id_}, *ledger_);
   ASSERT_EQ(topology->size(), 2);
