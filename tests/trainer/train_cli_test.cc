@@ -72,7 +72,7 @@ TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
     for (const char* key : {"v", "rank", "step", "loss", "step_ms", "compute_ms", "comm_ms", "bytes", "ts"}) {
       EXPECT_TRUE(s.contains(key)) << key << " missing in " << s.dump();
     }
-    EXPECT_EQ(s["v"], 1);
+    EXPECT_EQ(s["v"], 2);
     EXPECT_EQ(s["step"], static_cast<int>(i + 1));
     EXPECT_EQ(s["bytes"], 0) << "one process allreduces nothing";
     EXPECT_GT(s["step_ms"].get<double>(), 0);
