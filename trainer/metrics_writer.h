@@ -13,8 +13,8 @@
 
 namespace fabriclab::trainer {
 
-// 2: the runner's `counters` changed (recordings/FORMAT.md). The file shares
-// one version with the runner's events.
+// 2: the runner's `counters` changed (recordings/FORMAT.md); `step` gained
+// tx_bytes/rx_bytes. The file shares one version with the runner's events.
 constexpr int kMetricsVersion = 2;
 
 class MetricsWriter {
