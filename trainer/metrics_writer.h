@@ -13,7 +13,9 @@
 
 namespace fabriclab::trainer {
 
-constexpr int kMetricsVersion = 1;
+// 2: the runner's `counters` changed (recordings/FORMAT.md); `step` gained
+// tx_bytes/rx_bytes. The file shares one version with the runner's events.
+constexpr int kMetricsVersion = 2;
 
 class MetricsWriter {
  public:

@@ -12,6 +12,7 @@
 #include "trainer/dataset.h"
 #include "trainer/gradient_sync.h"
 #include "trainer/metrics_writer.h"
+#include "trainer/wire_bytes.h"
 
 namespace fabriclab::trainer {
 namespace {
@@ -165,17 +166,23 @@ void run_training(const TrainOptions& o) {
                data.description, data.train.size(), data.test.size(), total_steps, o.batch);
   spdlog::info("rank {}: dense layers on {}, {} intra-op thread(s)", rv.rank,
                describe_gemm(o.gemm), o.threads);
-  metrics.write("start", {{"world_size", rv.world_size},
-                          {"model", model_kind_name(o.model)},
-                          {"width", o.width},
-                          {"params", params},
-                          {"grad_bytes", params * 4},
-                          {"buckets", bucket_bytes},
-                          {"batch", o.batch},
-                          {"steps", total_steps},
-                          {"dataset", data.description},
-                          {"threads", o.threads},
-                          {"gemm", gemm_name(o.gemm)}});
+  // One process has no network to measure; otherwise the interface Gloo binds to.
+  WireBytes wire(group ? lab_interface(rv.iface, rv.bind_addr) : "");
+  if (!wire.device().empty())
+    spdlog::info("rank {}: step tx/rx bytes from {}'s counters", rv.rank, wire.device());
+  nlohmann::json start_fields = {{"world_size", rv.world_size},
+                                 {"model", model_kind_name(o.model)},
+                                 {"width", o.width},
+                                 {"params", params},
+                                 {"grad_bytes", params * 4},
+                                 {"buckets", bucket_bytes},
+                                 {"batch", o.batch},
+                                 {"steps", total_steps},
+                                 {"dataset", data.description},
+                                 {"threads", o.threads},
+                                 {"gemm", gemm_name(o.gemm)}};
+  if (!wire.device().empty()) start_fields["net_device"] = wire.device();
+  metrics.write("start", start_fields);
 
   torch::optim::SGD optimizer(model->parameters(),
                               torch::optim::SGDOptions(o.lr).momentum(o.momentum));
@@ -188,6 +195,7 @@ void run_training(const TrainOptions& o) {
     torch::Tensor index = shard.slice(0, in_epoch * o.batch, (in_epoch + 1) * o.batch);
 
     const auto step_start = Clock::now();
+    wire.start();
     set_learning_rate(optimizer, cosine_lr(o.lr, step, total_steps));
     optimizer.zero_grad();
     torch::Tensor loss = torch::nn::functional::cross_entropy(
@@ -205,13 +213,15 @@ void run_training(const TrainOptions& o) {
 
     last_loss = loss.item<double>();
     comm_total_ms += comm_ms;
-    metrics.write("step", {{"step", step},
-                           {"loss", last_loss},
-                           {"step_ms", step_ms},
-                           {"compute_ms", step_ms - comm_ms},
-                           {"comm_ms", comm_ms},
-                           {"bytes", group ? sync.bytes_per_step() : 0},
-                           {"samples", index.size(0)}});
+    nlohmann::json step_fields = {{"step", step},
+                                  {"loss", last_loss},
+                                  {"step_ms", step_ms},
+                                  {"compute_ms", step_ms - comm_ms},
+                                  {"comm_ms", comm_ms},
+                                  {"bytes", group ? sync.bytes_per_step() : 0},
+                                  {"samples", index.size(0)}};
+    step_fields.update(wire.since_start());
+    metrics.write("step", step_fields);
     if (o.log_every > 0 && (step % o.log_every == 0 || step == 1)) {
       spdlog::info("rank {}: step {}/{} loss {:.4f} step {:.1f} ms (comm {:.1f} ms)", rv.rank, step,
                    total_steps, last_loss, step_ms, comm_ms);

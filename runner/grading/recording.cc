@@ -52,6 +52,7 @@ void require_manifest_fields(const std::string& path, Recording& rec) {
 std::string grading_problem(const json& event) {
   if (!event.contains("v")) {
     return "metrics version null is not one fabriclab knows (expected " +
+           std::to_string(rundir::kOldestMetricsFormatVersion) + " to " +
            std::to_string(rundir::kMetricsFormatVersion) + ")";
   }
   if (!event.contains("scenario") || !event["scenario"].is_string()) {

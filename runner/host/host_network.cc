@@ -14,6 +14,10 @@ std::vector<LocalRank> HostNetwork::local_ranks() const {
   return ranks;
 }
 
+std::vector<CounterSource> HostNetwork::counter_sources() const {
+  return {{-1, iface_, placement_.self() + "-lab", placement_.self() + "/" + iface_}};
+}
+
 std::vector<netem::Target> HostNetwork::impairment_targets(const std::vector<int>& link_ranks,
                                                            netem::Direction direction) const {
   std::set<int> sending_hosts;

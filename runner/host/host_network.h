@@ -32,7 +32,10 @@ class HostNetwork : public LabNetwork {
   std::vector<LocalRank> local_ranks() const override;
   std::vector<netem::Target> impairment_targets(const std::vector<int>& link_ranks,
                                                 netem::Direction direction) const override;
-  std::vector<CounterSource> counter_sources() const override { return {{-1, iface_}}; }
+  // One link per host: `iface`, this host's way to the others, named
+  // "<this host's address>-lab" and read here ("<address>/<iface>"). It also
+  // carries whatever else uses the interface (SSH, ...).
+  std::vector<CounterSource> counter_sources() const override;
 
   const HostPlacement& placement() const { return placement_; }
   const std::string& iface() const { return iface_; }

@@ -44,7 +44,9 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
   merged.status = rundir::ScenarioStatus::kCompleted;
   merged.started_unix_s = per_host.front().started_unix_s;
   merged.steps_completed = per_host.front().steps_completed;
-  nlohmann::json start_event, counters = {{"retransmits", 0}, {"drops", 0}, {"link_bytes", 0}};
+  nlohmann::json start_event;
+  nlohmann::json counters = {
+      {"retransmits", 0}, {"drops", 0}, {"link_bytes", 0}, {"links", nlohmann::json::object()}};
   std::string scenario;
   for (size_t h = 0; h < per_host.size(); ++h) {
     const ScenarioOutcome& o = per_host[h];
@@ -71,9 +73,13 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
         merged.events.push_back(event);
       }
     }
-    for (const char* field : {"retransmits", "drops", "link_bytes"})
-      if (!last_counters.is_null())
+    if (!last_counters.is_null()) {
+      for (const char* field : {"retransmits", "drops", "link_bytes"})
         counters[field] = counters[field].get<uint64_t>() + last_counters.value(field, uint64_t{0});
+      // Each host reads its own link ("<address>-lab"): the names never collide.
+      if (last_counters.contains("links") && last_counters["links"].is_object())
+        counters["links"].update(last_counters["links"]);
+    }
   }
   auto runner_event = [&](const std::string& kind, nlohmann::json fields) {
     fields["v"] = rundir::kMetricsFormatVersion;

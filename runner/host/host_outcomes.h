@@ -13,7 +13,8 @@
 //   applied   every host's lines, each prefixed "host N (addr): ";
 //   events    the ranks' events of every host; the runner's own events
 //             become one scenario_start (the earliest), the sum of each
-//             host's last counters, and one scenario_end with the merged
+//             host's last counters (and in `links` every host's own link,
+//             "<address>-lab"), and one scenario_end with the merged
 //             status -- in time order.
 // Pure functions; thread-safe.
 #pragma once

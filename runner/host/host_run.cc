@@ -26,6 +26,7 @@
 #include "runner/process/stop_signals.h"
 #include "runner/scenario/run_recording.h"
 #include "runner/scenario/scenario_runner.h"
+#include "runner/topology/network_settings.h"
 
 namespace fabriclab::runner::host {
 namespace {
@@ -125,6 +126,13 @@ class HostLabRun {
     std::optional<ImpairmentGuardian> guardian;
     if (backend && backend->link_direction() == netem::Direction::kEgress)
       guardian.emplace(options_.iface);
+    // This host's own settings for --iface, read only: a lab on real hosts
+    // runs with what the machines have. Only the lead's reach run.json.
+    NetworkSettings settings = read_network_settings(-1, options_.iface);
+    settings.host = placement_.self();
+    for (const LocalRank& local : network_.local_ranks()) settings.ranks.push_back(local.rank);
+    console.print("network (this host's own settings, read only):\n" +
+                  describe_network_settings({settings}));
     recording.manifest().update({{"seed", run["seed"]},
                                  {"quick", options_.lab.quick},
                                  {"mode", "host"},
@@ -133,7 +141,10 @@ class HostLabRun {
                                  {"iface", options_.iface},
                                  {"privileges", ::geteuid() == 0 ? "root" : "user"},
                                  {"backend", backend ? backend->name() : "none"},
-                                 {"backend_why", backend_why}});
+                                 {"backend_why", backend_why},
+                                 {"network",
+                                  {{"backend", backend ? backend->name() : "none"},
+                                   {"namespaces", network_settings_json({settings})}}}});
     watch_ = std::make_unique<PeerWatch>(store_->another_client(), kPeerSilentLimit);
 
     int exit_code = 0;

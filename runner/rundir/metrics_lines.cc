@@ -20,8 +20,11 @@ std::string problem_of(const json& event) {
   const auto kind = event.find("event");
   if (kind == event.end() || !kind->is_string()) return "field 'event': expected a string";
   const auto version = event.find("v");
-  if (version != event.end() && *version != kMetricsFormatVersion) {
+  if (version != event.end() &&
+      !(version->is_number_integer() && *version >= kOldestMetricsFormatVersion &&
+        *version <= kMetricsFormatVersion)) {
     return "metrics version " + version->dump() + " is not one fabriclab knows (expected " +
+           std::to_string(kOldestMetricsFormatVersion) + " to " +
            std::to_string(kMetricsFormatVersion) + ")";
   }
   // The fields the report reads, checked here so errors carry the line.

@@ -26,7 +26,11 @@ inline constexpr char kSessionCastFile[] = "session.cast";
 
 inline constexpr char kRunFormatName[] = "fabriclab-run";  // run.json "format"
 inline constexpr int kRunFormatVersion = 1;                // run.json "version"
-inline constexpr int kMetricsFormatVersion = 1;            // each event's "v" (doc/metrics.md)
+inline constexpr int kMetricsFormatVersion = 2;            // each event's "v" (doc/metrics.md)
+// The oldest "v" still read: version 1 differs only in `counters`
+// (link_bytes counted each link at both ends; no `links`), so version 1
+// recordings load, report and grade unchanged (recordings/FORMAT.md).
+inline constexpr int kOldestMetricsFormatVersion = 1;
 
 // How a scenario ended (runner/scenario/scenario_runner.h says when each
 // happens).

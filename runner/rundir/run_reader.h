@@ -14,9 +14,10 @@
 //    objects with a non-empty string `name` and, when present, a `status`
 //    that is one of ScenarioStatus's words.
 //  - every non-blank line of metrics.jsonl must be a JSON object with a
-//    string `event`; `v`, when present, must be 1; the fields the report
-//    uses are type-checked (`step`: rank, step, ts, step_ms, comm_ms, loss;
-//    `eval`: accuracy; `counters`: retransmits, drops, link_bytes) and a
+//    string `event`; `v`, when present, must be 1 or 2 (run_format.h); the
+//    fields the report uses are type-checked (`step`: rank, step, ts,
+//    step_ms, comm_ms, loss; `eval`: accuracy; `counters`: retransmits,
+//    drops, link_bytes) and a
 //    scenario_end's `status`, when present, must be a known word. Events
 //    without a string `scenario` are run-level: kept in `metrics`, in no
 //    scenario. Unknown events and fields are kept.

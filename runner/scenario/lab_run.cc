@@ -8,13 +8,14 @@
 #include "common/input_error.h"
 #include "runner/cleanup/stale_runs.h"
 #include "runner/lab/lab_definition.h"
-#include "runner/link/link_setting.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
+#include "runner/link/link_setting.h"
 #include "runner/process/stop_signals.h"
-#include "runner/topology/lab_network.h"
 #include "runner/scenario/run_recording.h"
 #include "runner/scenario/scenario_runner.h"
+#include "runner/topology/lab_network.h"
+#include "runner/topology/network_settings.h"
 #include "runner/topology/topology.h"
 
 namespace fabriclab::runner {
@@ -77,12 +78,20 @@ int run_lab(const LabRunOptions& options) {
   if (backend)
     console.print(fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why));
 
+  // Read back, not assumed: what the ranks' kernels will actually do.
+  const std::vector<NetworkSettings> settings = read_network_settings(*topology);
+  console.print("network (read back from the rank namespaces):\n" +
+                describe_network_settings(settings));
+
   recording.manifest().update({{"seed", std::random_device{}()},
                                {"quick", options.quick},
                                {"mode", "namespaces"},
                                {"privileges", options.privileges},
                                {"backend", backend ? backend->name() : "none"},
-                               {"backend_why", backend_why}});
+                               {"backend_why", backend_why},
+                               {"network",
+                                {{"backend", backend ? backend->name() : "none"},
+                                 {"namespaces", network_settings_json(settings)}}}});
 
   int exit_code = 0;
   int port = kFirstMasterPort;

@@ -45,22 +45,11 @@ uint64_t read_tcp_retransmits(int netns_fd) {
   return 0;
 }
 
-uint64_t read_device_bytes(int netns_fd, const std::string& device) {
-  // "  eth0: rx_bytes rx_packets ... (8 rx fields) tx_bytes ..."
-  std::istringstream text(read_proc_net(netns_fd, "dev"));
-  for (std::string line; std::getline(text, line);) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::istringstream name_part(line.substr(0, colon));
-    std::string name;
-    name_part >> name;
-    if (name != device) continue;
-    std::istringstream fields(line.substr(colon + 1));
-    std::vector<uint64_t> values;
-    for (uint64_t v; fields >> v;) values.push_back(v);
-    if (values.size() >= 9) return values[0] + values[8];
-  }
-  return 0;
+std::optional<DeviceCounters> read_device_counters_in(int netns_fd, const std::string& device) {
+  const auto devices = parse_proc_net_dev(read_proc_net(netns_fd, "dev"));
+  const auto it = devices.find(device);
+  if (it == devices.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace fabriclab::runner

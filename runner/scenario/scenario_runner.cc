@@ -16,9 +16,9 @@
 #include "runner/process/process.h"
 #include "runner/process/stop_signals.h"
 #include "runner/recording/console.h"
-#include "runner/topology/lab_network.h"
+#include "runner/scenario/counter_sample.h"
 #include "runner/scenario/metrics_tail.h"
-#include "runner/scenario/netns_counters.h"
+#include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
 
 namespace fabriclab::runner {
@@ -62,22 +62,10 @@ struct RankState {
   int64_t planned_steps = 0;
 };
 
-// Baseline-subtracted counters over all ranks' namespaces.
-struct Counters {
-  uint64_t retransmits = 0;
-  uint64_t link_bytes = 0;
+uint64_t drops_of(const std::vector<std::unique_ptr<AppliedLinkSetting>>& settings) {
   uint64_t drops = 0;
-};
-
-Counters read_counters(const LabNetwork& network,
-                       const std::vector<std::unique_ptr<AppliedLinkSetting>>& settings) {
-  Counters c;
-  for (const CounterSource& source : network.counter_sources()) {
-    c.retransmits += read_tcp_retransmits(source.netns_fd);
-    if (!source.device.empty()) c.link_bytes += read_device_bytes(source.netns_fd, source.device);
-  }
-  for (const auto& applied : settings) c.drops += applied->drops();
-  return c;
+  for (const auto& applied : settings) drops += applied->drops();
+  return drops;
 }
 
 class ScenarioRun {
@@ -93,7 +81,7 @@ class ScenarioRun {
     add_event("scenario_start", {{"impairments", impairments_json()}, {"condition", s_.condition}});
     try {
       apply_link_settings();
-      baseline_ = read_counters(network_, settings_);
+      baseline_ = read_counter_sample(network_, drops_of(settings_));
       launch_ranks();
       watch();
     } catch (const std::exception& e) {
@@ -119,7 +107,7 @@ class ScenarioRun {
   }
 
   void add_event(const std::string& kind, nlohmann::json fields) {
-    fields["v"] = 1;
+    fields["v"] = rundir::kMetricsFormatVersion;
     fields["event"] = kind;
     fields["scenario"] = s_.name;
     fields["ts"] = unix_now_s();
@@ -273,12 +261,8 @@ class ScenarioRun {
   }
 
   void sample_counters() {
-    const Counters now = read_counters(network_, settings_);
-    last_ = {now.retransmits - baseline_.retransmits, now.link_bytes - baseline_.link_bytes,
-             now.drops};
-    add_event("counters", {{"retransmits", last_.retransmits},
-                           {"drops", last_.drops},
-                           {"link_bytes", last_.link_bytes}});
+    last_ = sample_since(read_counter_sample(network_, drops_of(settings_)), baseline_);
+    add_event("counters", counters_event_fields(last_));
   }
 
   int64_t steps_done() const {
@@ -306,7 +290,7 @@ class ScenarioRun {
         "  {:<10} step {:>4}/{:<4} loss {:.3f}  step {:>7.1f} ms  {:>5.1f} s  ETA {:>5}  "
         "retx {}  drops {}  link {}",
         s_.name, done, total, r0.last_loss, r0.last_step_ms, elapsed_s, eta, last_.retransmits,
-        last_.drops, human_bytes(static_cast<double>(last_.link_bytes))));
+        last_.drops, human_bytes(static_cast<double>(last_.link_bytes()))));
   }
 
   void stop_ranks() {
@@ -323,8 +307,8 @@ class ScenarioRun {
   std::vector<std::unique_ptr<AppliedLinkSetting>> settings_;
   std::vector<Process> ranks_;
   std::vector<RankState> states_;
-  Counters baseline_;
-  Counters last_;
+  CounterSample baseline_;  // when the ranks were launched
+  CounterSample last_;      // since baseline_
   ScenarioOutcome outcome_;
 };
 

@@ -56,7 +56,15 @@ std::vector<netem::Target> NamespaceNetwork::impairment_targets(const std::vecto
 
 std::vector<CounterSource> NamespaceNetwork::counter_sources() const {
   std::vector<CounterSource> sources;
-  for (const RankNetwork& rank : topology_.ranks()) sources.push_back({rank.netns_fd, rank.device});
+  for (const RankNetwork& rank : topology_.ranks()) {
+    CounterSource source{rank.netns_fd, "", "", ""};
+    // A link's `a` side is a rank's eth0: the pair's link is read at r0 only.
+    for (const Link& link : topology_.links()) {
+      if (link.a.netns == rank.netns)
+        source = {rank.netns_fd, link.a.device, link.name, link.a.describe()};
+    }
+    sources.push_back(std::move(source));
+  }
   return sources;
 }
 

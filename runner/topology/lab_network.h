@@ -33,11 +33,16 @@ struct LocalRank {
   std::string bind_addr;     // the lab address Gloo binds to (FABRICLAB_BIND_ADDR)
 };
 
-// Where the live view's counters come from: TCP retransmissions of a
-// namespace and the bytes through one of its devices ("" = none).
+// Where the counters come from (recordings/FORMAT.md, `counters`): a
+// namespace whose TCP retransmissions count and, when `link` is set, the one
+// end of that lab link whose device is read for bytes and packets per
+// direction. Each link is read at exactly one end, so a byte that crosses it
+// is counted once (tx at that end is one direction, rx the other).
 struct CounterSource {
-  int netns_fd = -1;
-  std::string device;
+  int netns_fd = -1;   // -1 = the runner's own namespace (host mode)
+  std::string device;  // the link's end in that namespace; "" = retransmissions only
+  std::string link;    // "r0-r1", "r2-sw"; host mode "<host address>-lab"
+  std::string end;     // "fl-3fa2c1-r0/eth0": where it is read, for a reader to check
 };
 
 class LabNetwork {

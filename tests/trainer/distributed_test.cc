@@ -65,6 +65,7 @@ void expect_trains_in_sync(int world_size, int steps) {
         << "rank " << r << ": loss did not fall";
     const auto start = read_events(group.metrics(r), "start").at(0);
     EXPECT_EQ(step_events.back()["bytes"], start["grad_bytes"]) << "every gradient is allreduced";
+    EXPECT_FALSE(step_events.back().contains("tx_bytes")) << "loopback is not a lab interface";
     const auto final_event = read_events(group.metrics(r), "final").at(0);
     if (r == 0) digest = final_event["param_digest"];
     EXPECT_EQ(final_event["param_digest"], digest) << "rank " << r << " diverged from rank 0";

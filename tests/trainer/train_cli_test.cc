@@ -72,9 +72,10 @@ TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
     for (const char* key : {"v", "rank", "step", "loss", "step_ms", "compute_ms", "comm_ms", "bytes", "ts"}) {
       EXPECT_TRUE(s.contains(key)) << key << " missing in " << s.dump();
     }
-    EXPECT_EQ(s["v"], 1);
+    EXPECT_EQ(s["v"], 2);
     EXPECT_EQ(s["step"], static_cast<int>(i + 1));
     EXPECT_EQ(s["bytes"], 0) << "one process allreduces nothing";
+    EXPECT_FALSE(s.contains("tx_bytes")) << "one process has no lab interface to measure";
     EXPECT_GT(s["step_ms"].get<double>(), 0);
     EXPECT_NEAR(s["compute_ms"].get<double>() + s["comm_ms"].get<double>(), s["step_ms"].get<double>(), 1e-6);
     EXPECT_GE(s["ts"].get<double>(), last_ts);

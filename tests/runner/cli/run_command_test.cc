@@ -70,6 +70,21 @@ void expect_nothing_left(const HostState& before, const std::string& run_id,
   EXPECT_EQ(testing::host_links(), before.links) << "host links changed";
 }
 
+// The events of `scenario` in the (first) run directory under `output_dir`.
+std::vector<nlohmann::json> events_of(const std::string& output_dir, const std::string& scenario) {
+  std::vector<nlohmann::json> events;
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator(output_dir, ignored)) {
+    std::ifstream in(entry.path() / "metrics.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      auto event = nlohmann::json::parse(line, nullptr, false);
+      if (event.is_object() && event.value("scenario", "") == scenario) events.push_back(event);
+    }
+    if (!events.empty()) break;
+  }
+  return events;
+}
+
 class RunCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -123,6 +138,35 @@ TEST_F(RunCommandTest, ReducedLab02CleanIsFastestAndAStuckScenarioIsStalled) {
   const double stuck_s = stuck["ended_unix_s"].get<double>() - stuck["started_unix_s"].get<double>();
   EXPECT_LT(stuck_s, 40) << "reported after its deadline, not at the stall limit";
   EXPECT_NE(r.output.find("STALLED"), std::string::npos) << r.output;
+
+  // What the lab network ran with, read back from both rank namespaces.
+  EXPECT_NE(r.output.find("network (read back from the rank namespaces)"), std::string::npos)
+      << r.output;
+  ASSERT_EQ(run["network"]["namespaces"].size(), 2u) << run["network"].dump();
+  EXPECT_EQ(run["network"]["backend"], "userspace");
+  for (const auto& ns : run["network"]["namespaces"]) {
+    EXPECT_EQ(ns["mtu"], 1500) << ns.dump();
+    EXPECT_TRUE(ns["sysctls"]["net.ipv4.tcp_slow_start_after_idle"].is_string()) << ns.dump();
+  }
+  // Clean: each step's measured bytes are at least the ring's payload (with
+  // 2 ranks, `bytes` each way) and the link is read once, at rank 0.
+  const auto events = events_of(output_, "clean");
+  nlohmann::json last_counters;
+  int steps = 0;
+  for (const auto& e : events) {
+    if (e["event"] == "counters") last_counters = e;
+    if (e["event"] != "step") continue;
+    ++steps;
+    ASSERT_TRUE(e.contains("tx_bytes")) << e.dump();
+    EXPECT_GE(e["tx_bytes"].get<double>(), e["bytes"].get<double>()) << e.dump();
+    EXPECT_LT(e["tx_bytes"].get<double>(), 1.5 * e["bytes"].get<double>()) << e.dump();
+  }
+  EXPECT_GT(steps, 0);
+  const auto& link = last_counters["links"]["r0-r1"];
+  EXPECT_NE(link["end"].get<std::string>().find("-r0/eth0"), std::string::npos)
+      << last_counters.dump();
+  EXPECT_EQ(last_counters["link_bytes"],
+            link["tx_bytes"].get<uint64_t>() + link["rx_bytes"].get<uint64_t>());
   expect_nothing_left(before, run["run_id"]);
 }
 

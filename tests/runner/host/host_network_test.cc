@@ -39,6 +39,15 @@ TEST(HostNetwork, LocalRanksAreThisHostsSlice) {
   EXPECT_EQ(ranks[1].netns_fd, -1);
 }
 
+TEST(HostNetwork, CountsItsOwnInterfaceAsOneLinkNamedAfterTheHost) {
+  const auto sources = HostNetwork(three_hosts(1), "eth1").counter_sources();
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_EQ(sources[0].netns_fd, -1);
+  EXPECT_EQ(sources[0].device, "eth1");
+  EXPECT_EQ(sources[0].link, "10.0.0.2-lab");
+  EXPECT_EQ(sources[0].end, "10.0.0.2/eth1");
+}
+
 TEST(HostNetwork, EgressImpairsOnlyTheSendingHostTowardsTheOthers) {
   // Link r1 (host 1's traffic): host 1 impairs towards hosts 0 and 2; the others nothing.
   const auto on_1 =
@@ -80,7 +89,13 @@ ScenarioOutcome outcome_of(const std::string& status, int rank, double t0) {
   o.steps_completed = status == "completed" ? 5 : 3;
   o.applied = {"userspace on eth1"};
   o.events = {event("scenario_start", t0), event("step", t0 + 1, {{"rank", rank}}),
-              event("counters", t0 + 9, {{"retransmits", 2}, {"drops", 1}, {"link_bytes", 100}}),
+              event("counters", t0 + 9,
+                    {{"retransmits", 2},
+                     {"drops", 1},
+                     {"link_bytes", 100},
+                     {"links",
+                      {{"10.0.0." + std::to_string(rank + 1) + "-lab",
+                        {{"tx_bytes", 60}, {"rx_bytes", 40}}}}}}),
               event("scenario_end", t0 + 10, {{"status", status}})};
   return o;
 }
@@ -103,6 +118,10 @@ TEST(HostOutcomes, MergeKeepsEveryRanksEventsAndOneRunnerRecord) {
     steps += kind == "step";
     if (kind == "counters") {
       EXPECT_EQ(e["retransmits"], 4);
+      EXPECT_EQ(e["link_bytes"], 200);
+      // Each host's own link, side by side.
+      EXPECT_EQ(e["links"].size(), 2u) << e.dump();
+      EXPECT_EQ(e["links"]["10.0.0.2-lab"]["tx_bytes"], 60) << e.dump();
     }
     if (kind == "scenario_end") {
       EXPECT_EQ(e["status"], "stalled");

@@ -46,7 +46,8 @@ TEST(RunReader, DamagedMetricsLinesBecomeProblemsAndTheRestIsKept) {
   EXPECT_EQ(run.problems[0].scenario, "clean");
   EXPECT_EQ(describe(run.problems[0]),
             "metrics.jsonl:2: step event: field 'step': expected a number, it is missing");
-  EXPECT_EQ(run.problems[1].message, "metrics version 7 is not one fabriclab knows (expected 1)");
+  EXPECT_EQ(run.problems[1].message,
+            "metrics version 7 is not one fabriclab knows (expected 1 to 2)");
   EXPECT_EQ(run.problems[2].line, 6);
   EXPECT_NE(run.problems[2].message.find("unknown status \"odd\""), std::string::npos);
   EXPECT_EQ(run.problems[3].line, 8);

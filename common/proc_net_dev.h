@@ -1,0 +1,44 @@
+// A device's traffic counters as the kernel keeps them, read from
+// /proc/net/dev: the same numbers (dev_get_stats()) that `ip -s link` shows.
+// Everything the device sent or received is counted: IP and TCP headers,
+// ACKs, retransmissions, ARP -- the bytes of each frame without the
+// Ethernet preamble and FCS (a veth has neither).
+//
+// /proc/net/dev shows the network namespace of whoever opens it:
+// /proc/self/net/dev that of the process (its main thread),
+// /proc/thread-self/net/dev that of the calling thread (after setns(2),
+// common/scoped_netns.h). The runner reads the lab namespaces' devices
+// through the second, the trainer its own through the first.
+//
+// Thread safety: pure functions; reading is safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace fabriclab {
+
+// Cumulative since the device was created; bytes and packets.
+struct DeviceCounters {
+  uint64_t rx_bytes = 0;
+  uint64_t rx_packets = 0;
+  uint64_t tx_bytes = 0;
+  uint64_t tx_packets = 0;
+};
+
+// Field by field `now - before`; a field that went backwards (the device was
+// recreated) gives 0, never a wrapped huge number.
+DeviceCounters counters_since(const DeviceCounters& now, const DeviceCounters& before);
+
+// The devices of one /proc/net/dev text, by name. The two header lines and
+// any line that does not hold a name and 16 numbers are skipped.
+std::map<std::string, DeviceCounters> parse_proc_net_dev(const std::string& text);
+
+// `device`'s counters from the file at `path` (e.g. "/proc/self/net/dev");
+// nullopt when the file cannot be read or has no such device.
+std::optional<DeviceCounters> read_device_counters(const std::string& path,
+                                                   const std::string& device);
+
+}  // namespace fabriclab

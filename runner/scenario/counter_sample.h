@@ -1,0 +1,56 @@
+// One sample of the counters a scenario records about once a second: the
+// `counters` event of metrics.jsonl (recordings/FORMAT.md defines each field).
+//
+//   retransmits  TCP segments retransmitted, summed over the ranks' namespaces
+//   drops        packets the scenario's impairment dropped
+//   links        per lab link, its counters at the one end the LabNetwork
+//                names (CounterSource): tx = sent from that end, rx = arrived
+//                at it, as `ip -s link` shows them there
+//   link_bytes   over links, tx_bytes + rx_bytes: each byte that crossed a
+//                link counted once per link it crossed
+//
+// A sample read from the kernel is cumulative; sample_since() makes it
+// "since the scenario started". Thread safety: plain data and functions; the
+// read is safe from any thread (netns_counters.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/proc_net_dev.h"
+
+namespace fabriclab::runner {
+
+class LabNetwork;
+
+struct LinkCounters {
+  std::string end;  // "fl-3fa2c1-r0/eth0"
+  DeviceCounters counters;
+};
+
+struct CounterSample {
+  uint64_t retransmits = 0;
+  uint64_t drops = 0;
+  std::map<std::string, LinkCounters> links;  // by link name ("r0-r1")
+
+  uint64_t link_bytes() const;
+};
+
+// Reads every counter source of `network` now; `drops` is taken as given (the
+// impairments count them). A link whose device cannot be read is left out.
+CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops);
+
+// `now` relative to `baseline`: retransmits and each link's counters
+// subtracted (common/proc_net_dev.h: never below 0); a link missing from
+// either sample is left out. Drops are `now`'s: the impairment starts
+// counting when the scenario applies it.
+CounterSample sample_since(const CounterSample& now, const CounterSample& baseline);
+
+// The fields of a `counters` event: retransmits, drops, link_bytes and links
+// ({"r0-r1": {"end": ..., "tx_bytes": ..., "rx_bytes": ..., "tx_packets":
+// ..., "rx_packets": ...}}).
+nlohmann::json counters_event_fields(const CounterSample& sample);
+
+}  // namespace fabriclab::runner
