@@ -6,11 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/ledger/ledger.h"
-#include "runner/ledger/run_id.h"
 #include "runner/topology/lab_network.h"
 #include "runner/topology/topology.h"
-#include "tests/runner/test_support.h"
+#include "tests/runner/netns_test.h"
 #include "tests/support/child_process.h"
 
 namespace fabriclab::runner {
@@ -30,17 +28,13 @@ std::string host_sysctl(const std::string& key) {
 
 const char* kKey = "net.ipv4.tcp_slow_start_after_idle";
 
-class SysctlSettingTest : public ::testing::Test {
+class SysctlSettingTest : public testing::NetnsTest {
  protected:
   void SetUp() override {
-    const std::string why = testing::why_no_netns_privileges();
-    if (!why.empty()) GTEST_SKIP() << why;
-    ledger_ = std::make_unique<Ledger>(run_id_, ledger_dir_.path());
+    NetnsTest::SetUp();
+    if (IsSkipped()) return;
     topology_ = Topology::build({2, run_id_}, *ledger_);
   }
-  std::string run_id_ = make_run_id();
-  testing::TempDir ledger_dir_;
-  std::unique_ptr<Ledger> ledger_;
   std::unique_ptr<Topology> topology_;
 };
 

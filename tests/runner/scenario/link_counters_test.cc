@@ -14,30 +14,19 @@
 #include "runner/scenario/counter_sample.h"
 #include "runner/topology/lab_network.h"
 #include "runner/topology/topology.h"
-#include "tests/runner/test_support.h"
+#include "tests/runner/netns_test.h"
 
 namespace fabriclab::runner {
 namespace {
 
 using testing::TempDir;
 
-std::string run_in(int netns_fd, std::vector<std::string> argv) {
-  TempDir dir;
-  LaunchSpec spec;
-  spec.argv = std::move(argv);
-  spec.netns_fd = netns_fd;
-  spec.stdout_stream = Redirect::file(dir.path() + "/out");
-  spec.stderr_stream = Redirect::file(dir.path() + "/err");
-  const ExitStatus status = Process::launch(spec).wait();
-  EXPECT_TRUE(status.success()) << spec.argv.front() << ": " << status.describe() << ": "
-                                << testing::read_file(dir.path() + "/err");
-  return testing::read_file(dir.path() + "/out");
-}
+using testing::run_in_netns;
 
 // `ip -s -j link show dev DEVICE` inside the namespace: iproute2's stats64.
 DeviceCounters ip_link_stats(int netns_fd, const std::string& device) {
   const auto shown =
-      nlohmann::json::parse(run_in(netns_fd, {"ip", "-s", "-j", "link", "show", "dev", device}));
+      nlohmann::json::parse(run_in_netns(netns_fd, {"ip", "-s", "-j", "link", "show", "dev", device}));
   const auto& stats = shown.at(0).at("stats64");
   return {stats["rx"]["bytes"], stats["rx"]["packets"], stats["tx"]["bytes"],
           stats["tx"]["packets"]};
@@ -49,16 +38,7 @@ void expect_within_10_percent(uint64_t ours, uint64_t ip, const char* what) {
       << what << ": counters event " << ours << ", ip -s link " << ip;
 }
 
-class LinkCountersTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    SKIP_UNLESS_NETNS_PRIVILEGES();
-    ledger_ = std::make_unique<Ledger>(run_id_, ledger_dir_.path());
-  }
-  std::string run_id_ = make_run_id();
-  TempDir ledger_dir_;
-  std::unique_ptr<Ledger> ledger_;
-};
+using LinkCountersTest = testing::NetnsTest;
 
 TEST_F(LinkCountersTest, EachDirectionOfALinkIsWhatIpShowsOnItsEnd) {
   auto topology = Topology::build({2, run_id_}, *ledger_);
@@ -72,10 +52,10 @@ TEST_F(LinkCountersTest, EachDirectionOfALinkIsWhatIpShowsOnItsEnd) {
   // datagrams of 1400 bytes from r0 to r1 (a closed port: r1 answers with a
   // few rate-limited ICMP errors), and 50 pings of 1000 bytes from r1 (the
   // same bytes each way).
-  run_in(r0.netns_fd,
+  run_in_netns(r0.netns_fd,
          {"bash", "-c",
           "for i in $(seq 600); do head -c 1400 /dev/zero > /dev/udp/" + r1.ipv4 + "/9; done"});
-  run_in(r1.netns_fd, {"ping", "-n", "-q", "-c", "50", "-i", "0.01", "-s", "1000", r0.ipv4});
+  run_in_netns(r1.netns_fd, {"ping", "-n", "-q", "-c", "50", "-i", "0.01", "-s", "1000", r0.ipv4});
   const CounterSample since = sample_since(read_counter_sample(network, 0), baseline);
   const DeviceCounters ip = counters_since(ip_link_stats(r0.netns_fd, "eth0"), ip_before);
 

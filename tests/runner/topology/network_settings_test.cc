@@ -11,22 +11,16 @@
 #include "runner/ledger/run_id.h"
 #include "runner/process/process.h"
 #include "runner/topology/topology.h"
-#include "tests/runner/test_support.h"
+#include "tests/runner/netns_test.h"
 
 namespace fabriclab::runner {
 namespace {
 
 using testing::TempDir;
 
+// The command's stdout without its trailing newlines.
 std::string run_in(int netns_fd, std::vector<std::string> argv) {
-  TempDir dir;
-  LaunchSpec spec;
-  spec.argv = std::move(argv);
-  spec.netns_fd = netns_fd;
-  spec.stdout_stream = Redirect::file(dir.path() + "/out");
-  spec.stderr_stream = Redirect::null();
-  EXPECT_TRUE(Process::launch(spec).wait().success()) << spec.argv.front();
-  std::string out = testing::read_file(dir.path() + "/out");
+  std::string out = testing::run_in_netns(netns_fd, std::move(argv));
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }
@@ -82,16 +76,7 @@ TEST(NetworkSettings, RecordsEverySysctlLab02Needs) {
             testing::read_file("/proc/sys/net/ipv4/tcp_sack").substr(0, 1));
 }
 
-class NetworkSettingsNetnsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    SKIP_UNLESS_NETNS_PRIVILEGES();
-    ledger_ = std::make_unique<Ledger>(run_id_, ledger_dir_.path());
-  }
-  std::string run_id_ = make_run_id();
-  TempDir ledger_dir_;
-  std::unique_ptr<Ledger> ledger_;
-};
+using NetworkSettingsNetnsTest = testing::NetnsTest;
 
 TEST_F(NetworkSettingsNetnsTest, ReadBackFromEachRankNamespaceAsItsClientsShowThem) {
   auto topology = Topology::build({2, run_id_}, *ledger_);

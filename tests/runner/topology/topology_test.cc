@@ -8,7 +8,7 @@
 #include "common/input_error.h"
 #include "runner/ledger/run_id.h"
 #include "runner/process/process.h"
-#include "tests/runner/test_support.h"
+#include "tests/runner/netns_test.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -18,15 +18,7 @@ using testing::TempDir;
 // Runs argv inside `netns_fd`; returns its stdout (empty on failure, with
 // the exit status in `status`).
 std::string run_in(int netns_fd, std::vector<std::string> argv, ExitStatus* status = nullptr) {
-  TempDir dir;
-  LaunchSpec spec;
-  spec.argv = std::move(argv);
-  spec.netns_fd = netns_fd;
-  spec.stdout_stream = Redirect::file(dir.path() + "/out");
-  spec.stderr_stream = Redirect::null();
-  ExitStatus result = Process::launch(spec).wait();
-  if (status != nullptr) *status = result;
-  return testing::read_file(dir.path() + "/out");
+  return testing::run_in_netns(netns_fd, std::move(argv), status);
 }
 
 bool pings(const RankNetwork& from, const RankNetwork& to) {
