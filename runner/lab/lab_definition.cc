@@ -9,7 +9,6 @@
 #include <set>
 
 #include "common/input_error.h"
-#include "netem/spec_parse.h"
 #include "runner/lab/exercise_reader.h"
 #include "runner/lab/toml_file.h"
 #include "runner/link/link_setting.h"
@@ -189,8 +188,6 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
     }
     s.link_settings[key] = value;
   }
-  s.impair = r.string_at(t, "impair", false);
-  if (!s.impair.empty()) s.spec = netem::parse_spec(s.impair);
   s.link_ranks = resolve_links(r, t.get("links"), s.links, ranks);
   s.deadline_s = r.number_at(t, "deadline_s", s.deadline_s, 1, 86400);
   s.stall_s = r.number_at(t, "stall_s", s.stall_s, 1, 86400);
@@ -297,6 +294,11 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   }
   lab.exercises = read_exercises(lab_toml, root, lab.scenario_names());
   return lab;
+}
+
+std::string ScenarioDefinition::impair() const {
+  const auto it = link_settings.find("impair");
+  return it == link_settings.end() ? "" : it->second;
 }
 
 std::vector<std::string> LabDefinition::scenario_names() const {

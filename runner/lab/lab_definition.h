@@ -11,11 +11,9 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "netem/spec.h"
 #include "runner/lab/exercise.h"
 #include "runner/workload/workload.h"
 
@@ -27,12 +25,13 @@ struct ScenarioDefinition {
   // Per-link settings by their lab.toml key (runner/scenario/link_setting.h),
   // applied to `links` for the scenario: {"impair": "delay 100ms"}.
   std::map<std::string, std::string> link_settings;
-  std::string impair;                    // = link_settings["impair"]: tc-netem words, "" = none
-  std::optional<netem::Spec> spec;       // parsed `impair`
   std::vector<int> link_ranks;           // whose traffic is impaired (all ranks for "all")
   std::vector<std::string> links;        // as written: "all", "r1", ...
   double deadline_s = 120;
   double stall_s = 20;
+
+  // The `impair` setting's tc-netem words, "" = none.
+  std::string impair() const;
 };
 
 // The lab network's shape (runner/topology/fabric.h): a fabric kind by name,

@@ -65,7 +65,7 @@ RunRecording::~RunRecording() = default;
 void RunRecording::begin_scenario(const ScenarioDefinition& s) {
   console_.marker("scenario " + s.name + ": start");
   console_.print(fmt::format("\n-- scenario {}: {}{} --\n", s.name, s.condition,
-                             s.impair.empty() ? "" : " (netem: " + s.impair + ")"));
+                             s.impair().empty() ? "" : " (netem: " + s.impair() + ")"));
 }
 
 bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutcome& outcome) {
@@ -79,7 +79,7 @@ bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutco
                              outcome.steps_planned,
                              outcome.message.empty() ? "" : " -- " + outcome.message));
   console_.marker("scenario " + s.name + ": " + status);
-  writer_.add_scenario({s.name, s.condition, s.links, s.impair, outcome.applied, outcome.status,
+  writer_.add_scenario({s.name, s.condition, s.links, s.impair(), outcome.applied, outcome.status,
                         outcome.message, outcome.started_unix_s, outcome.ended_unix_s,
                         outcome.steps_planned, outcome.steps_completed});
   return outcome.status != rundir::ScenarioStatus::kFailed &&

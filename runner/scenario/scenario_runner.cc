@@ -103,7 +103,7 @@ class ScenarioRun {
 
  private:
   nlohmann::json impairments_json() const {
-    return nlohmann::json::array({{{"links", s_.links}, {"spec", s_.impair}}});
+    return nlohmann::json::array({{{"links", s_.links}, {"spec", s_.impair()}}});
   }
 
   void add_event(const std::string& kind, nlohmann::json fields) {
