@@ -10,7 +10,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "netem/netlink/attr_iter.h"
+#include "common/netlink_attributes.h"
 #include "netem/psched.h"
 
 namespace fabriclab::netem::netlink {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "netem/netlink/attr_iter.h"
+#include "common/netlink_attributes.h"
 #include "netem/psched.h"
 
 namespace fabriclab::netem::netlink {

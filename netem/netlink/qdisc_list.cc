@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "netem/netlink/attr_iter.h"
+#include "common/netlink_attributes.h"
 #include "netem/netlink/qdisc_message.h"
 
 namespace fabriclab::netem::netlink {

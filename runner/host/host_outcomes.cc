@@ -51,7 +51,11 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
   for (size_t h = 0; h < per_host.size(); ++h) {
     const ScenarioOutcome& o = per_host[h];
     const std::string who = placement.describe(static_cast<int>(h));
-    if (severity(o.status) > severity(merged.status)) {
+    if (o.status == rundir::ScenarioStatus::kSkipped &&
+        merged.status == rundir::ScenarioStatus::kCompleted) {
+      merged.status = o.status;  // skipped everywhere, as every host reads the same lab
+      merged.message = o.message;
+    } else if (severity(o.status) > severity(merged.status)) {
       merged.status = o.status;
       merged.message = who + ": " + o.message;
     }

@@ -61,6 +61,18 @@ HostPlacement place(const HostRunOptions& options, const LabDefinition& lab) {
   return p;
 }
 
+// A scenario about a kernel setting would change the hosts' own: every host
+// skips it alike (they all read the same lab), and says why.
+ScenarioOutcome skipped_for_sysctl(const ScenarioDefinition& s) {
+  ScenarioOutcome outcome;
+  outcome.status = rundir::ScenarioStatus::kSkipped;
+  outcome.message = "it sets sysctl " + s.link_settings.at("sysctl") +
+                    "; host mode leaves the hosts' own settings alone";
+  outcome.started_unix_s = outcome.ended_unix_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return outcome;
+}
+
 std::string names_of(const std::vector<const ScenarioDefinition*>& scenarios) {
   std::string names;
   for (const auto* s : scenarios) names += (names.empty() ? "" : ",") + s->name;
@@ -128,6 +140,11 @@ class HostLabRun {
       guardian.emplace(options_.iface);
     // This host's own settings for --iface, read only: a lab on real hosts
     // runs with what the machines have. Only the lead's reach run.json.
+    if (!lab_.fabric.sysctl.empty()) {
+      console.print("host mode leaves this host's sysctls alone; the lab runs its namespaces with\n"
+                    "  " + lab_.fabric.sysctl + "\n"
+                    "  set them yourself on every host to match it (sysctl -w, README 'Host mode')\n");
+    }
     NetworkSettings settings = read_network_settings(-1, options_.iface);
     settings.host = placement_.self();
     for (const LocalRank& local : network_.local_ranks()) settings.ranks.push_back(local.rank);
@@ -174,7 +191,8 @@ class HostLabRun {
                               recording.dir(),
                               options_.port + 1 + static_cast<int>(i),
                               [this] { return watch_->problem(); }};
-      ScenarioOutcome outcome = run_scenario(context, s);
+      ScenarioOutcome outcome =
+          s.link_settings.count("sysctl") ? skipped_for_sysctl(s) : run_scenario(context, s);
       // Our impairment is gone: from here on silence means a lost host again
       // (the others' impairments end at about the same time as ours).
       if (!s.link_settings.empty()) watch_->set_silent_limit(kPeerSilentLimit);

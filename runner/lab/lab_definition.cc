@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // The keys of a [[scenario]] besides its per-link settings (link_setting.h).
-const std::set<std::string> kScenarioKeys = {"name", "condition", "links", "deadline_s",
-                                             "stall_s"};
+const std::set<std::string> kScenarioKeys = {"name",     "condition", "links",   "deadline_s",
+                                             "stall_s",  "workload",  "baseline"};
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -168,6 +168,24 @@ std::vector<int> resolve_links(const LabReader& r, const toml::node* node,
   return result;
 }
 
+// `workload = { ... }`: the lab's workload with these parameters changed.
+void read_scenario_workload(const LabReader& r, const toml::table& t, const LabDefinition& lab,
+                            ScenarioDefinition& s) {
+  s.workload = lab.workload;
+  const toml::node* node = t.get("workload");
+  if (!node) return;
+  const toml::table* overrides = node->as_table();
+  if (!overrides || overrides->empty()) {
+    r.fail(node, "workload", "expected an inline table of workload parameters, e.g. { batch = 1024 }");
+  }
+  const Workload& kind = find_workload(lab.workload.kind);
+  for (const auto& [key, value] : *overrides) {
+    const std::string k(key.str());
+    s.workload_overrides[k] = param_value(r, kind, k, value);
+    s.workload.params[k] = s.workload_overrides[k];
+  }
+}
+
 ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int ranks,
                                  const toml::table* quick) {
   std::set<std::string> known = kScenarioKeys;
@@ -196,6 +214,34 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
     s.stall_s = r.number_at(*quick, "stall_s", s.stall_s, 1, 86400);
   }
   return s;
+}
+
+// A slowdown compares one job under two networks, so a baseline must run
+// the same workload as the scenario it measures.
+void resolve_baselines(const LabReader& r, const toml::array& tables, LabDefinition& lab) {
+  const auto find = [&](const std::string& name) -> const ScenarioDefinition* {
+    for (const ScenarioDefinition& s : lab.scenarios)
+      if (s.name == name) return &s;
+    return nullptr;
+  };
+  const std::string usual = find("clean") ? "clean" : lab.scenarios.front().name;
+  for (size_t i = 0; i < lab.scenarios.size(); ++i) {
+    ScenarioDefinition& s = lab.scenarios[i];
+    const toml::table& t = *tables[i].as_table();
+    if (s.baseline.empty()) {
+      if (find(usual)->workload.params == s.workload.params) s.baseline = usual;
+      continue;
+    }
+    const ScenarioDefinition* base = find(s.baseline);
+    if (!base) {
+      r.fail(t.get("baseline"), "baseline",
+             "no scenario '" + s.baseline + "' in this lab (" + join(lab.scenario_names()) + ")");
+    }
+    if (base->workload.params != s.workload.params) {
+      r.fail(t.get("baseline"), "baseline",
+             "scenario '" + s.baseline + "' runs another workload; a baseline must run the same one");
+    }
+  }
 }
 
 bool is_lab_folder(const fs::path& dir) {
@@ -229,10 +275,19 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   }
 
   if (const toml::table* topology = root["topology"].as_table()) {
-    r.reject_unknown(*topology, {"ranks", "kind", "segmentation_offload"}, "[topology]");
+    r.reject_unknown(*topology, {"ranks", "kind", "segmentation_offload", "sysctl"},
+                     "[topology]");
     if (const toml::node* offload = topology->get("segmentation_offload")) {
       if (!offload->is_boolean()) r.fail(offload, "segmentation_offload", "expected true or false");
       lab.fabric.segmentation_offload = offload->as_boolean()->get();
+    }
+    lab.fabric.sysctl = r.string_at(*topology, "sysctl", false);
+    if (!lab.fabric.sysctl.empty()) {
+      try {
+        find_link_setting("sysctl")->validate(lab.fabric.sysctl);
+      } catch (const std::invalid_argument& e) {
+        r.fail(topology->get("sysctl"), "sysctl", e.what());
+      }
     }
     lab.fabric.ranks = static_cast<int>(r.number_at(*topology, "ranks", 2, 1, kMaxRanks));
     lab.fabric.kind = r.string_at(*topology, "kind", false, lab.fabric.kind);
@@ -285,6 +340,8 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     const toml::table* t = node.as_table();
     if (!t) r.fail(&node, "scenario", "expected [[scenario]] tables");
     ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick_table);
+    read_scenario_workload(r, *t, lab, s);
+    s.baseline = r.string_at(*t, "baseline", false);
     if (!names.insert(s.name).second) r.fail(t->get("name"), "name", "scenario '" + s.name + "' defined twice");
     if (!s.link_settings.empty() && lab.ranks == 1) {
       const std::string key = s.link_settings.begin()->first;
@@ -292,6 +349,7 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     }
     lab.scenarios.push_back(std::move(s));
   }
+  resolve_baselines(r, *scenarios, lab);
   lab.exercises = read_exercises(lab_toml, root, lab.scenario_names());
   return lab;
 }

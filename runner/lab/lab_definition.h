@@ -29,6 +29,15 @@ struct ScenarioDefinition {
   std::vector<std::string> links;        // as written: "all", "r1", ...
   double deadline_s = 120;
   double stall_s = 20;
+  // `workload = { batch = 2432, steps = 8 }`: parameters this scenario runs
+  // with instead of the lab's (as written), and the lab's workload with them
+  // applied -- what its ranks run.
+  std::map<std::string, std::string> workload_overrides;
+  WorkloadDefinition workload;
+  // The scenario its slowdown ("x clean") is measured against: "clean" (else
+  // the lab's first scenario) unless it says; "" = none (a scenario with its
+  // own workload and no `baseline`: another job is no yardstick).
+  std::string baseline;
 
   // The `impair` setting's tc-netem words, "" = none.
   std::string impair() const;
@@ -41,6 +50,10 @@ struct FabricDefinition {
   int ranks = 2;              // 1 .. 64
   // False: MTU-sized frames on the lab links (topology.h says why).
   bool segmentation_offload = true;
+  // Kernel settings of every rank's namespace for the whole lab, in the
+  // `sysctl` setting's words ("net.ipv4.tcp_congestion_control=reno ...");
+  // "" = the kernel's defaults. A scenario's own `sysctl` overrides them.
+  std::string sysctl;
 };
 
 struct LabDefinition {

@@ -122,18 +122,23 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
 }
 
 void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::string& clean_name) {
-  std::optional<double> clean_wall_s;
-  for (const ScenarioSummary& summary : summaries) {
-    if (summary.name == clean_name && summary.status == rundir::ScenarioStatus::kCompleted &&
-        summary.result.wall_s > 0) {
-      clean_wall_s = summary.result.wall_s;
+  const auto completed_wall_s = [&](const std::string& name) -> std::optional<double> {
+    for (const ScenarioSummary& summary : summaries) {
+      if (summary.name == name && summary.status == rundir::ScenarioStatus::kCompleted &&
+          summary.result.wall_s > 0) {
+        return summary.result.wall_s;
+      }
     }
-  }
+    return std::nullopt;
+  };
   for (ScenarioSummary& summary : summaries) {
     summary.result.slowdown.reset();
-    if (clean_wall_s && summary.status == rundir::ScenarioStatus::kCompleted &&
+    const std::string baseline = summary.baseline.value_or(clean_name);
+    const std::optional<double> baseline_wall_s =
+        baseline.empty() ? std::nullopt : completed_wall_s(baseline);
+    if (baseline_wall_s && summary.status == rundir::ScenarioStatus::kCompleted &&
         summary.result.wall_s > 0) {
-      summary.result.slowdown = summary.result.wall_s / *clean_wall_s;
+      summary.result.slowdown = summary.result.wall_s / *baseline_wall_s;
     }
   }
 }
@@ -168,6 +173,7 @@ std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
       return value.is_string() ? value.get<std::string>() : std::string();
     };
     summary.condition = text("condition");
+    if (scenario.contains("baseline")) summary.baseline = text("baseline");
     // The reader has checked every status word.
     summary.status = rundir::scenario_status_from_string(text("status"));
     summary.message = text("message");

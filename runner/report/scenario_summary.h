@@ -56,6 +56,9 @@ struct ScenarioSummary {
   std::optional<rundir::ScenarioStatus> status;
   std::string message;    // why, for anything but completed
   std::optional<int> steps_planned;
+  // The scenario its slowdown is measured against (run.json's `baseline`):
+  // nullopt = the usual "clean" (recordings older than the key), "" = none.
+  std::optional<std::string> baseline;
   ScenarioResult result;
 };
 
@@ -64,10 +67,11 @@ struct ScenarioSummary {
 // Throws InputError if a used field has the wrong type.
 ScenarioResult summarize_scenario(const std::vector<nlohmann::json>& events);
 
-// Sets every summary's result.slowdown = wall_s / wall_s of the scenario
-// named `clean_name`, or nullopt when that scenario is missing, not
-// `completed`, or has no wall time -- and for scenarios that are not
-// `completed` themselves (a stalled scenario's wall time is only a lower bound).
+// Sets every summary's result.slowdown = wall_s / wall_s of its baseline
+// (its `baseline`, else the scenario named `clean_name`), or nullopt when it
+// has none or that scenario is missing, not `completed`, or has no wall time
+// -- and for scenarios that are not `completed` themselves (a stalled
+// scenario's wall time is only a lower bound).
 void compute_slowdowns(std::vector<ScenarioSummary>& summaries,
                        const std::string& clean_name = "clean");
 

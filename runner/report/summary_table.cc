@@ -130,6 +130,15 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
       "allreduce.\n"
       "TCP retx: segments retransmitted.  drops: packets the impairment dropped.\n"
       "final loss: mean over ranks of the last step's training loss.\n";
+  // A scenario measured against another yardstick than clean says so.
+  for (const ScenarioSummary& summary : summaries) {
+    if (!summary.baseline || *summary.baseline == "clean") continue;
+    out += summary.baseline->empty()
+               ? fmt::format("{}: x clean not shown: it runs another workload than clean\n",
+                             summary.name)
+               : fmt::format("{}: x {}: wall / {}'s wall (the same workload)\n", summary.name,
+                             *summary.baseline, *summary.baseline);
+  }
   for (const ScenarioSummary& summary : summaries) {
     if (summary.status == rundir::ScenarioStatus::kCompleted) continue;
     out += fmt::format("{}: {}{}\n", summary.name, format_status(summary),

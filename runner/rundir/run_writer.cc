@@ -31,7 +31,9 @@ void RunWriter::add_scenario(const ScenarioEntry& e) {
        {"started_unix_s", e.started_unix_s},
        {"ended_unix_s", e.ended_unix_s},
        {"steps_planned", e.steps_planned},
-       {"steps_completed", e.steps_completed}});
+       {"steps_completed", e.steps_completed},
+       {"workload", e.workload},
+       {"baseline", e.baseline.empty() ? nlohmann::json() : nlohmann::json(e.baseline)}});
 }
 
 void RunWriter::write_manifest() const {

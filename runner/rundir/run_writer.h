@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ struct ScenarioEntry {
   double ended_unix_s = 0;
   int64_t steps_planned = 0;
   int64_t steps_completed = 0;
+  // Workload parameters the scenario changed ({} = the lab's own) and the
+  // scenario its slowdown is measured against ("" = none).
+  std::map<std::string, std::string> workload;
+  std::string baseline;
 };
 
 class RunWriter {

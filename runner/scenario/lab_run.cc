@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 
 #include "common/input_error.h"
@@ -56,6 +57,25 @@ std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefi
   return nullptr;
 }
 
+namespace {
+
+// [topology] sysctl: the lab network's own kernel settings, set in every
+// rank's namespace before anything reads them back; they go with the
+// namespaces (the handles only matter if a later step throws).
+std::vector<std::unique_ptr<AppliedLinkSetting>> apply_lab_sysctls(const LabDefinition& lab,
+                                                                  const LabNetwork& network,
+                                                                  Console& console) {
+  if (lab.fabric.sysctl.empty()) return {};
+  std::vector<int> every_rank(static_cast<size_t>(lab.ranks));
+  std::iota(every_rank.begin(), every_rank.end(), 0);
+  auto applied =
+      find_link_setting("sysctl")->apply(lab.fabric.sysctl, every_rank, network, nullptr);
+  console.print("lab network settings ([topology] sysctl): " + lab.fabric.sysctl + "\n");
+  return applied;
+}
+
+}  // namespace
+
 int run_lab(const LabRunOptions& options) {
   const LabDefinition lab = load_lab(options.lab_file, options.quick);
   const auto scenarios = select_scenarios(lab, options.scenarios);
@@ -72,6 +92,7 @@ int run_lab(const LabRunOptions& options) {
       {lab.ranks, run_id, "10.77.0.0", lab.fabric.kind, lab.fabric.segmentation_offload}, ledger);
   console.print(topology->describe() + "\n");
   const NamespaceNetwork network(*topology);
+  auto lab_settings = apply_lab_sysctls(lab, network, console);
 
   std::string backend_why;
   std::unique_ptr<netem::Backend> backend = backend_for(scenarios, options.backend, &backend_why);
@@ -102,7 +123,8 @@ int run_lab(const LabRunOptions& options) {
                             &console, recording.dir(), port++,        /*external_failure=*/{}};
     if (!recording.end_scenario(*s, run_scenario(context, *s))) exit_code = 1;
   }
-  topology.reset();  // ranks are stopped; remove the lab network
+  lab_settings.clear();  // restored while their namespaces still exist
+  topology.reset();      // ranks are stopped; remove the lab network
   recording.finish(options.charts_in_terminal);
   return exit_code;
 }

@@ -55,6 +55,7 @@ RunRecording::RunRecording(const LabDefinition& lab, const std::string& output_d
        {"trainer", lab.workload.params},
        {"fabric", lab.fabric.kind},
        {"segmentation_offload", lab.fabric.segmentation_offload},
+       {"lab_sysctl", lab.fabric.sysctl},
        {"charts", lab.charts},
        {"kernel", u.release},
        {"host", u.nodename}});
@@ -81,7 +82,8 @@ bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutco
   console_.marker("scenario " + s.name + ": " + status);
   writer_.add_scenario({s.name, s.condition, s.links, s.impair(), outcome.applied, outcome.status,
                         outcome.message, outcome.started_unix_s, outcome.ended_unix_s,
-                        outcome.steps_planned, outcome.steps_completed});
+                        outcome.steps_planned, outcome.steps_completed, s.workload_overrides,
+                        s.baseline});
   return outcome.status != rundir::ScenarioStatus::kFailed &&
          outcome.status != rundir::ScenarioStatus::kInterrupted;
 }

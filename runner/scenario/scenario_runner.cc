@@ -146,7 +146,7 @@ class ScenarioRun {
 
       LaunchSpec spec;
       spec.argv = {c_.executable};
-      for (std::string& arg : workload_.rank_command(c_.lab->workload, metrics)) {
+      for (std::string& arg : workload_.rank_command(s_.workload, metrics)) {
         spec.argv.push_back(std::move(arg));
       }
       spec.env = torchrun_environment(network_.master_addr(), c_.master_port, r, world,
@@ -276,7 +276,7 @@ class ScenarioRun {
   int64_t planned() const {
     int64_t p = 0;
     for (const RankState& st : states_) p = std::max(p, st.planned_steps);
-    if (p == 0) p = workload_.planned_steps(c_.lab->workload);
+    if (p == 0) p = workload_.planned_steps(s_.workload);
     return p;
   }
 

@@ -41,8 +41,22 @@ std::optional<int> read_mtu(const std::string& device) {
   return ok ? std::optional<int>(request.ifr_mtu) : std::nullopt;
 }
 
+// "qdisc noqueue, route 10.77.0.0/24 (no metrics: kernel defaults)".
+std::string describe_device_state(const DeviceState& state) {
+  std::string text = "qdisc " + (state.root_qdisc.empty() ? "none" : state.root_qdisc);
+  for (const RouteState& route : state.routes) {
+    std::string metrics;
+    for (const auto& [name, value] : route.metrics)
+      metrics += (metrics.empty() ? "" : " ") + name + " " + std::to_string(value);
+    text += ", route " + route.destination + " (" +
+            (metrics.empty() ? "no metrics: kernel defaults" : metrics) + ")";
+  }
+  return text;
+}
+
 bool same_settings(const NetworkSettings& a, const NetworkSettings& b) {
-  return a.device == b.device && a.mtu_bytes == b.mtu_bytes && a.sysctls == b.sysctls;
+  return a.device == b.device && a.mtu_bytes == b.mtu_bytes && a.sysctls == b.sysctls &&
+         describe_device_state(a.device_state) == describe_device_state(b.device_state);
 }
 
 std::string short_name(const std::string& sysctl) { return sysctl.substr(sysctl.rfind('.') + 1); }
@@ -69,6 +83,7 @@ NetworkSettings read_network_settings(int netns_fd, const std::string& device) {
   if (!device.empty()) settings.mtu_bytes = read_mtu(device);
   for (const std::string& name : lab_sysctl_names())
     settings.sysctls.emplace_back(name, read_sysctl(name));
+  if (!device.empty()) settings.device_state = read_device_state(netns_fd, device, device);
   return settings;
 }
 
@@ -94,6 +109,13 @@ nlohmann::json network_settings_json(const std::vector<NetworkSettings>& setting
     if (!s.host.empty()) entry["host"] = s.host;
     entry["device"] = s.device;
     entry["mtu"] = s.mtu_bytes ? nlohmann::json(*s.mtu_bytes) : nlohmann::json();
+    if (!s.device.empty()) {
+      entry["qdisc"] = s.device_state.root_qdisc;
+      nlohmann::json routes = nlohmann::json::array();
+      for (const RouteState& route : s.device_state.routes)
+        routes.push_back({{"to", route.destination}, {"metrics", route.metrics}});
+      entry["routes"] = std::move(routes);
+    }
     entry["sysctls"] = std::move(sysctls);
     list.push_back(std::move(entry));
   }
@@ -117,7 +139,8 @@ std::string describe_network_settings(const std::vector<NetworkSettings>& settin
     if (s.device.empty()) {
       out << "no lab device (lo only)";
     } else {
-      out << s.device << " mtu " << (s.mtu_bytes ? std::to_string(*s.mtu_bytes) : "?");
+      out << s.device << " mtu " << (s.mtu_bytes ? std::to_string(*s.mtu_bytes) : "?") << ", "
+          << describe_device_state(s.device_state);
     }
     // Three sysctls a line keep the block within 100 columns.
     for (size_t k = 0; k < s.sysctls.size(); ++k) {

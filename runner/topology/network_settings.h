@@ -1,6 +1,6 @@
 // The network and TCP settings a lab's ranks run with, read back from inside
 // their namespaces once the lab network is built (never assumed from what we
-// set): the lab device's MTU and the TCP sysctls that decide what a lost or
+// set): the lab device's MTU, root qdisc and route metrics, and the TCP sysctls that decide what a lost or
 // delayed packet costs (lab 02). A run writes them into run.json's `network`
 // and shows them once at its start (recordings/FORMAT.md), so a run can be
 // explained later and a replay shows what it ran with.
@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "runner/topology/device_state.h"
+
 namespace fabriclab::runner {
 
 class Topology;
@@ -30,6 +32,7 @@ struct NetworkSettings {
   std::vector<int> ranks;
   std::string device;  // the lab device; "" when there is none (1 rank: lo only)
   std::optional<int> mtu_bytes;
+  DeviceState device_state;  // its root qdisc and routes (device_state.h)
   // By full name ("net.ipv4.tcp_ecn"), in lab_sysctl_names() order; the value
   // as `sysctl -n` prints it, whitespace made single spaces ("4096 131072 6291456").
   std::vector<std::pair<std::string, std::optional<std::string>>> sysctls;
@@ -48,7 +51,8 @@ NetworkSettings read_network_settings(int netns_fd, const std::string& device);
 std::vector<NetworkSettings> read_network_settings(const Topology& topology);
 
 // run.json's network.namespaces: [{"ranks": [0], "netns": ..., "device": ...,
-// "mtu": 1500, "sysctls": {"net.ipv4.tcp_ecn": "2", ...}}, ...].
+// "mtu": 1500, "qdisc": "noqueue", "routes": [{"to": "10.77.0.0/24",
+// "metrics": {}}], "sysctls": {"net.ipv4.tcp_ecn": "2", ...}}, ...].
 nlohmann::json network_settings_json(const std::vector<NetworkSettings>& settings);
 
 // For the run's output: namespaces with the same settings share one block.

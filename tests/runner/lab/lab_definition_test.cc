@@ -102,6 +102,52 @@ TEST_F(LabDefinitionTest, SegmentationOffloadIsAFabricSetting) {
             std::string::npos);
 }
 
+TEST_F(LabDefinitionTest, TopologySysctlIsTheLabNetworksOwnSetting) {
+  EXPECT_EQ(load_lab(write(kScenario)).fabric.sysctl, "") << "the kernel's defaults";
+  EXPECT_EQ(load_lab(write(std::string("[topology]\nsysctl = \"net.ipv4.tcp_ecn=1\"\n") + kScenario))
+                .fabric.sysctl,
+            "net.ipv4.tcp_ecn=1");
+  // The scenario setting's own grammar: per-namespace keys only.
+  EXPECT_NE(error(std::string("[topology]\nsysctl = \"kernel.panic=1\"\n") + kScenario)
+                .find("lab.toml:5: key 'sysctl': 'kernel.panic=1': expected KEY=VALUE with a "
+                      "per-namespace key"),
+            std::string::npos)
+      << error(std::string("[topology]\nsysctl = \"kernel.panic=1\"\n") + kScenario);
+}
+
+TEST_F(LabDefinitionTest, ScenarioWorkloadOverridesAndBaseline) {
+  const std::string lab_text = std::string("[workload]\nwidth = 64\nsteps = 40\n") +
+                               "[[scenario]]\nname = \"clean\"\n"
+                               "[[scenario]]\nname = \"long\"\nworkload = { batch = 2048, steps = 8 }\n"
+                               "[[scenario]]\nname = \"long-linux\"\n"
+                               "workload = { batch = 2048, steps = 8 }\nbaseline = \"long\"\n"
+                               "[[scenario]]\nname = \"latency\"\n";
+  const LabDefinition lab = load_lab(write(lab_text));
+  ASSERT_EQ(lab.scenarios.size(), 4u);
+  EXPECT_EQ(lab.scenarios[0].workload.params, lab.workload.params);
+  EXPECT_EQ(lab.scenarios[0].baseline, "clean");
+  EXPECT_EQ(lab.scenarios[1].workload_overrides,
+            (std::map<std::string, std::string>{{"batch", "2048"}, {"steps", "8"}}));
+  EXPECT_EQ(lab.scenarios[1].workload.param("steps"), "8");
+  EXPECT_EQ(lab.scenarios[1].workload.param("width"), "64") << "the rest is the lab's";
+  EXPECT_EQ(lab.scenarios[1].baseline, "") << "another workload: no yardstick unless named";
+  EXPECT_EQ(lab.scenarios[2].baseline, "long");
+  EXPECT_EQ(lab.scenarios[3].baseline, "clean");
+
+  EXPECT_NE(error(std::string(kScenario) + "workload = { widht = 3 }\n")
+                .find("lab.toml:6: key 'widht': not a parameter of workload 'train'"),
+            std::string::npos)
+      << error(std::string(kScenario) + "workload = { widht = 3 }\n");
+  EXPECT_NE(error(std::string(kScenario) + "baseline = \"nope\"\n")
+                .find("lab.toml:6: key 'baseline': no scenario 'nope' in this lab (clean)"),
+            std::string::npos)
+      << error(std::string(kScenario) + "baseline = \"nope\"\n");
+  EXPECT_NE(error(std::string(kScenario) + "[[scenario]]\nname = \"big\"\n"
+                                           "workload = { batch = 9 }\nbaseline = \"clean\"\n")
+                .find("key 'baseline': scenario 'clean' runs another workload"),
+            std::string::npos);
+}
+
 TEST_F(LabDefinitionTest, ChartsAndFabricKindAreKept) {
   const LabDefinition lab = load_lab(write(
       std::string("[topology]\nranks = 2\nkind = \"switch\"\n[report]\ncharts = [\"step_times\"]\n") +

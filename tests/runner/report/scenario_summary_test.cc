@@ -1,5 +1,6 @@
 // The result math on hand-made events whose answers are worked out below.
 #include "runner/report/scenario_summary.h"
+#include "runner/report/summary_table.h"
 
 #include <gtest/gtest.h>
 
@@ -131,6 +132,27 @@ TEST(Slowdowns, NullWithoutACompletedClean) {
                                              summary("latency", "completed", 25)};
   compute_slowdowns(other_name, "base");
   EXPECT_DOUBLE_EQ(*other_name[1].result.slowdown, 2.5);
+}
+
+TEST(Slowdowns, EachAgainstItsOwnBaseline) {
+  std::vector<ScenarioSummary> all = {summary("clean", "completed", 10),
+                                      summary("long", "completed", 12),
+                                      summary("long-linux", "completed", 18),
+                                      summary("other", "completed", 30)};
+  all[1].baseline = "";      // another workload, no yardstick
+  all[2].baseline = "long";  // the same workload, another setting
+  compute_slowdowns(all);
+  EXPECT_DOUBLE_EQ(*all[0].result.slowdown, 1.0);
+  EXPECT_FALSE(all[1].result.slowdown);
+  EXPECT_DOUBLE_EQ(*all[2].result.slowdown, 1.5);
+  EXPECT_DOUBLE_EQ(*all[3].result.slowdown, 3.0) << "no baseline recorded: clean, as before";
+  const std::string table = format_summary_table(all);
+  EXPECT_NE(table.find("long-linux: x long: wall / long's wall (the same workload)"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("long: x clean not shown: it runs another workload than clean"),
+            std::string::npos)
+      << table;
 }
 
 TEST(ResultJson, RoundTripsWithNulls) {

@@ -59,7 +59,7 @@ TEST(NetworkSettings, JsonAndPrintedBlockNameEverySetting) {
   EXPECT_FALSE(json[1].contains("host"));
 
   const std::string text = describe_network_settings({a, b, c});
-  EXPECT_NE(text.find("fl-x-r0, fl-x-r1: eth0 mtu 1500"), std::string::npos) << text;
+  EXPECT_NE(text.find("fl-x-r0, fl-x-r1: eth0 mtu 1500, qdisc none"), std::string::npos) << text;
   EXPECT_NE(text.find("fl-x-r2: eth0 mtu 1500"), std::string::npos) << text;
   EXPECT_NE(text.find("tcp_rmem=\"4096 131072 6291456\""), std::string::npos) << text;
   EXPECT_NE(text.find("tcp_min_rtt_wlen=?"), std::string::npos) << text;
@@ -85,6 +85,13 @@ TEST_F(NetworkSettingsNetnsTest, ReadBackFromEachRankNamespaceAsItsClientsShowTh
   const int r1 = topology->rank(1).netns_fd;
   run_in(r1, {"sysctl", "-q", "-w", "net.ipv4.tcp_slow_start_after_idle=0"});
   run_in(r1, {"ip", "link", "set", "dev", "eth0", "mtu", "1400"});
+  // A route metric and a root qdisc, as a cluster's tuning would set them.
+  const auto r1_routes = nlohmann::json::parse(run_in(r1, {"ip", "-j", "route", "show", "dev", "eth0"}));
+  ASSERT_EQ(r1_routes.size(), 1u);
+  const std::string subnet = r1_routes[0]["dst"].get<std::string>();
+  run_in(r1, {"ip", "route", "change", subnet, "dev", "eth0", "initcwnd", "20", "initrwnd", "30"});
+  run_in(r1, {"tc", "qdisc", "replace", "dev", "eth0", "root", "tbf", "rate", "1gbit", "burst",
+              "64kb", "latency", "10ms"});
 
   const std::vector<NetworkSettings> all = read_network_settings(*topology);
   ASSERT_EQ(all.size(), 2u);
@@ -97,6 +104,18 @@ TEST_F(NetworkSettingsNetnsTest, ReadBackFromEachRankNamespaceAsItsClientsShowTh
     const auto link =
         nlohmann::json::parse(run_in(fd, {"ip", "-j", "link", "show", "dev", "eth0"}));
     EXPECT_EQ(s.mtu_bytes, link.at(0)["mtu"].get<int>()) << s.netns;
+    const auto qdiscs = nlohmann::json::parse(run_in(fd, {"tc", "-j", "qdisc", "show", "dev", "eth0"}));
+    EXPECT_EQ(s.device_state.root_qdisc, qdiscs.at(0)["kind"].get<std::string>()) << s.netns;
+    const auto routes = nlohmann::json::parse(run_in(fd, {"ip", "-j", "route", "show", "dev", "eth0"}));
+    ASSERT_EQ(s.device_state.routes.size(), routes.size()) << s.netns;
+    for (size_t k = 0; k < routes.size(); ++k) {
+      EXPECT_EQ(s.device_state.routes[k].destination, routes[k]["dst"].get<std::string>());
+      std::map<std::string, unsigned> shown;
+      if (routes[k].contains("metrics"))
+        for (const auto& m : routes[k]["metrics"])
+          for (const auto& [name, value] : m.items()) shown[name] = value.get<unsigned>();
+      EXPECT_EQ(s.device_state.routes[k].metrics, shown) << s.netns << " " << routes[k].dump();
+    }
     for (const std::string& name : lab_sysctl_names()) {
       std::string shown = run_in(fd, {"sysctl", "-n", name});
       for (char& c : shown) c = c == '\t' ? ' ' : c;
@@ -104,6 +123,14 @@ TEST_F(NetworkSettingsNetnsTest, ReadBackFromEachRankNamespaceAsItsClientsShowTh
     }
   }
   EXPECT_EQ(all[1].mtu_bytes, 1400);
+  EXPECT_EQ(all[1].device_state.root_qdisc, "tbf");
+  EXPECT_EQ(all[0].device_state.root_qdisc, "noqueue") << "a veth's default";
+  EXPECT_EQ(all[1].device_state.routes.at(0).metrics,
+            (std::map<std::string, unsigned>{{"initcwnd", 20}, {"initrwnd", 30}}));
+  EXPECT_TRUE(all[0].device_state.routes.at(0).metrics.empty()) << "the kernel's defaults";
+  EXPECT_NE(describe_network_settings(all).find("route " + subnet + " (initcwnd 20 initrwnd 30)"),
+            std::string::npos)
+      << describe_network_settings(all);
   EXPECT_EQ(sysctl_value(all[1], "net.ipv4.tcp_slow_start_after_idle"), "0");
   EXPECT_EQ(sysctl_value(all[0], "net.ipv4.tcp_slow_start_after_idle"), "1")
       << "a new namespace starts from the kernel's default";

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-namespace fabriclab::netem::netlink {
+namespace fabriclab {
 
 template <typename F>
 void for_each_attr(const void* start, size_t length, F&& f) {
@@ -34,4 +34,4 @@ void for_each_message_attr(const nlmsghdr* nlh, size_t header_size, F&& f) {
   for_each_attr(payload + MNL_ALIGN(header_size), total - MNL_ALIGN(header_size), f);
 }
 
-}  // namespace fabriclab::netem::netlink
+}  // namespace fabriclab
