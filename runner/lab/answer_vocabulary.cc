@@ -10,7 +10,7 @@ namespace fabriclab::runner {
 namespace {
 
 const std::set<std::string> kResultFields = {
-    "wall_s",     "slowdown", "median_step_ms", "p99_step_ms", "comm_share",
+    "wall_s",     "slowdown", "median_step_ms", "p99_step_ms", "median_network_ms", "comm_share",
     "final_loss", "accuracy", "retransmits",    "drops",       "link_bytes"};
 const std::set<std::string> kEvalFields = {"accuracy", "test_loss", "eval_ms"};
 const std::set<std::string> kStartFields = {"world_size", "width", "params", "grad_bytes",

@@ -56,6 +56,7 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
   double step_ms_sum = 0;
   double comm_ms_sum = 0;
   std::map<int, double> slowest_step_ms;  // step number -> max over ranks
+  std::map<int, double> network_ms;       // step number -> min comm_ms over ranks
   std::map<int, RankSteps> ranks;
   int world_size = 0;
 
@@ -79,6 +80,8 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
       comm_ms_sum += comm_ms;
       double& slowest = slowest_step_ms[step];
       slowest = std::max(slowest, step_ms);
+      const auto [network, first] = network_ms.try_emplace(step, comm_ms);
+      if (!first) network->second = std::min(network->second, comm_ms);
       RankSteps& rank_steps = ranks[rank];
       if (step >= rank_steps.last_step) {
         rank_steps.last_step = step;
@@ -102,6 +105,9 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
   for (const auto& [step, ms] : slowest_step_ms) step_ms.push_back(ms);
   result.median_step_ms = median_of(step_ms);
   result.p99_step_ms = percentile_nearest_rank(step_ms, 99);
+  std::vector<double> network;
+  for (const auto& [step, ms] : network_ms) network.push_back(ms);
+  result.median_network_ms = median_of(network);
 
   // Ranks that started but never completed a step count (with 0 steps), as
   // do ranks of world_size that left no event at all.
@@ -205,6 +211,7 @@ void to_json(json& out, const ScenarioResult& result) {
              {"slowdown", optional(result.slowdown)},
              {"median_step_ms", result.median_step_ms},
              {"p99_step_ms", result.p99_step_ms},
+             {"median_network_ms", optional(result.median_network_ms)},
              {"comm_share", result.comm_share},
              {"final_loss", optional(result.final_loss)},
              {"accuracy", optional(result.accuracy)},
@@ -240,6 +247,7 @@ void from_json(const json& in, ScenarioResult& result) {
   result.slowdown = optional("slowdown");
   result.median_step_ms = required("median_step_ms");
   result.p99_step_ms = required("p99_step_ms");
+  result.median_network_ms = optional("median_network_ms");
   result.comm_share = required("comm_share");
   result.final_loss = optional("final_loss");
   result.accuracy = optional("accuracy");

@@ -10,6 +10,10 @@
 //   median_step_ms is the median of those (mean of the two middle ones for an
 //   even count); p99_step_ms is the nearest-rank 99th percentile
 //   (the ceil(0.99 n)-th smallest).
+// - median_network_ms: the network's own time per step. For each step number,
+//   the smallest comm_ms over ranks: the rank that reached the allreduce last
+//   waited only for the network, the others also for it. Then the median over
+//   steps. Divided by the round trip, it counts the round trips a step pays.
 // - comm_share: sum of comm_ms / sum of step_ms over all ranks' steps, [0, 1].
 // - final_loss: mean over ranks of each rank's last step loss.
 // - accuracy: the last `eval` event's accuracy.
@@ -38,6 +42,7 @@ struct ScenarioResult {
   std::optional<double> slowdown;  // wall_s / clean's wall_s
   double median_step_ms = 0;
   double p99_step_ms = 0;
+  std::optional<double> median_network_ms;  // null in recordings from before it
   double comm_share = 0;
   std::optional<double> final_loss;
   std::optional<double> accuracy;

@@ -46,7 +46,8 @@ struct Column {
 
 constexpr Column kColumns[] = {
     {"", "scenario", true}, {"", "condition", true}, {"", "status", true},     {"wall", "s", false},
-    {"x", "clean", false},  {"p50", "ms", false},    {"p99", "ms", false},     {"comm", "%", false},
+    {"x", "clean", false},  {"p50", "ms", false},    {"p99", "ms", false},     {"net", "ms", false},
+    {"comm", "%", false},
     {"TCP", "retx", false}, {"", "drops", false},    {"final", "loss", false},
 };
 constexpr size_t kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
@@ -83,6 +84,7 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
         or_absent(r.slowdown, [](double x) { return fmt::format("{:.2f}", x); }),
         measured ? format_ms(r.median_step_ms) : kAbsent,
         measured ? format_ms(r.p99_step_ms) : kAbsent,
+        measured ? or_absent(r.median_network_ms, format_ms) : kAbsent,
         measured ? fmt::format("{:.0f}", r.comm_share * 100) : kAbsent,
         or_absent(r.retransmits, [](std::int64_t n) { return fmt::format("{}", n); }),
         or_absent(r.drops, [](std::int64_t n) { return fmt::format("{}", n); }),
@@ -126,8 +128,9 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
 
   out +=
       "\nwall: first step start to last step end.  x clean: wall / clean's wall.  p50 (median),\n"
-      "p99: step time of the slowest rank per step.  comm: share of step time blocked in "
-      "allreduce.\n"
+      "p99: step time of the slowest rank per step.  net: median time the allreduce itself took\n"
+      "(the last rank to reach it waited only for the network).  comm: share of step time\n"
+      "blocked in allreduce.  "
       "TCP retx: segments retransmitted.  drops: packets the impairment dropped.\n"
       "final loss: mean over ranks of the last step's training loss.\n";
   // A scenario measured against another yardstick than clean says so.

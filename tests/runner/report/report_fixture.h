@@ -125,7 +125,7 @@ inline void write_lab02_run(const std::filesystem::path& dir) {
       {"clean", "no impairment", "completed", "", 80, 100, 1000, 0},
       {"latency", "+100 ms latency", "completed", "", 80, 250, 2000, 4},
       {"loss", "+10% loss", "completed", "", 80, 600, 3000, 1234},
-      {"both", "+50 ms latency, +1% loss", "stalled", "no rank completed a step for 20 s", 41, 400,
+      {"both", "+50 ms, +1% loss", "stalled", "no rank completed a step for 20 s", 41, 400,
        4000, 57},
   };
   std::string metrics;

@@ -38,6 +38,18 @@ TEST(ScenarioSummary, StepTimesAreTheSlowestRankPerStep) {
   EXPECT_DOUBLE_EQ(result.p99_step_ms, 400.0);     // ceil(0.99 * 4) = 4th of 4
 }
 
+TEST(ScenarioSummary, NetworkTimeIsTheLastArrivingRanksWaitPerStep) {
+  // Per step, the smaller comm_ms of the two ranks: 10, 10, 30, 290; median (10 + 30) / 2.
+  const ScenarioResult result = summarize_scenario(two_rank_events());
+  ASSERT_TRUE(result.median_network_ms);
+  EXPECT_DOUBLE_EQ(*result.median_network_ms, 20.0);
+  const nlohmann::json json = result;
+  EXPECT_EQ(json["median_network_ms"], 20.0);
+  nlohmann::json older = json;
+  older.erase("median_network_ms");  // a recording from before the field
+  EXPECT_FALSE(older.get<ScenarioResult>().median_network_ms);
+}
+
 TEST(ScenarioSummary, WallIsFirstStepStartToLastStepEndOverRanks) {
   // Rank 0 ends at 1000 + 0.730, rank 1 at 1000 + 0.725; both start at 1000.
   EXPECT_NEAR(summarize_scenario(two_rank_events()).wall_s, 0.730, 1e-9);

@@ -33,22 +33,21 @@ class SummaryTable : public ::testing::Test {
 };
 
 TEST_F(SummaryTable, RowsCarryTheFigures) {
-  // Columns: scenario condition status wall x-clean median p99 comm retx drops loss.
-  EXPECT_EQ(
-      row_of(table_, "clean"),
-      "clean     no impairment             COMPLETED       8.0   1.00  100  100    25     0      0"
-      "  0.263")
+  // Columns: scenario condition status wall x-clean median p99 net comm retx drops loss.
+  EXPECT_EQ(row_of(table_, "clean"),
+            "clean     no impairment     COMPLETED       8.0   1.00  100  100  25.0    25     0      0"
+            "  0.263")
       << table_;
   const std::string latency = row_of(table_, "latency");
-  EXPECT_NE(latency.find(" 20.0   2.50  250  250    25     4      2 "), std::string::npos)
+  EXPECT_NE(latency.find(" 20.0   2.50  250  250  62.5    25     4      2 "), std::string::npos)
       << table_;
   const std::string loss = row_of(table_, "loss");
-  EXPECT_NE(loss.find(" 48.0   6.00  600  600    25  1234    617 "), std::string::npos) << table_;
+  EXPECT_NE(loss.find(" 48.0   6.00  600  600   150    25  1234    617 "), std::string::npos) << table_;
 }
 
 TEST_F(SummaryTable, StalledRowShowsStepsDoneOfPlannedAndWhy) {
   const std::string both = row_of(table_, "both");
-  EXPECT_NE(both.find("STALLED 41/80  16.4     --  400  400    25    57     28"), std::string::npos)
+  EXPECT_NE(both.find("STALLED 41/80  16.4     --  400  400   100    25    57     28"), std::string::npos)
       << table_;
   EXPECT_NE(table_.find("both: STALLED 41/80 -- no rank completed a step for 20 s"),
             std::string::npos)
@@ -59,7 +58,7 @@ TEST_F(SummaryTable, LabTwoFitsInOneHundredColumnsUncut) {
   std::istringstream lines(table_);
   std::string line;
   while (std::getline(lines, line)) EXPECT_LE(line.size(), 100u) << line;
-  EXPECT_NE(row_of(table_, "both").find("+50 ms latency, +1% loss"), std::string::npos) << table_;
+  EXPECT_NE(row_of(table_, "both").find("+50 ms, +1% loss"), std::string::npos) << table_;
   // Right-aligned numbers: every row's loss ends in the same column.
   EXPECT_EQ(row_of(table_, "clean").size(), row_of(table_, "both").size()) << table_;
 }
