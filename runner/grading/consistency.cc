@@ -222,6 +222,7 @@ class ScenarioChecker {
   }
 
   const RecordedScenario* baseline() const {
+    if (s_.baseline) return s_.baseline->empty() ? nullptr : rec_.scenario(*s_.baseline);
     if (const RecordedScenario* clean = rec_.scenario("clean")) return clean;
     return rec_.scenarios.empty() ? nullptr : &rec_.scenarios.front();
   }

@@ -58,6 +58,15 @@ RecordedScenario scenario_of(const json& entry, const std::string& path) {
   scenario.steps_planned = long_field(entry, "steps_planned");
   scenario.steps_completed = long_field(entry, "steps_completed");
   scenario.result = entry.contains("result") ? entry["result"] : json();
+  if (entry.contains("baseline")) {
+    const json& baseline = entry["baseline"];
+    if (!baseline.is_null() && !baseline.is_string()) {
+      throw input_error_at(path, 1,
+                           "scenario '" + scenario.name +
+                               "': field 'baseline': expected a scenario name or null");
+    }
+    scenario.baseline = baseline.is_string() ? baseline.get<std::string>() : "";
+  }
   return scenario;
 }
 

@@ -53,6 +53,9 @@ struct RecordedScenario {
   long steps_planned = 0;                // 0 when absent
   long steps_completed = 0;              // 0 when absent
   nlohmann::json result;                 // the summary row; null when absent
+  // What its slowdown is measured against: nullopt when run.json does not
+  // say (older recordings: "clean"), "" for none.
+  std::optional<std::string> baseline;
 };
 
 // One well-formed line of metrics.jsonl.
