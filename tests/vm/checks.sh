@@ -14,9 +14,9 @@ step() {  # step NAME EXECUTABLE [GTEST ARGS...]
   echo "==== $name"
   start=$(date +%s)
   out="/tmp/vm-check-$name.log"
-  "$@" --gtest_color=no > "$out" 2>&1
-  rc=$?
-  cat "$out"
+  # Streamed as it comes (a slow step shows where it is), kept for the verdict.
+  { "$@" --gtest_color=no 2>&1; echo $? > "$out.rc"; } | tee "$out"
+  rc=$(cat "$out.rc")
   if [ "$rc" -ne 0 ]; then
     echo "==== $name: FAILED (exit $rc)"; failed=$((failed + 1))
   elif grep -q '^\[  SKIPPED \]' "$out"; then

@@ -18,7 +18,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <numeric>
 
 #include "common/ping_output.h"
 #include "netem/netlink/netlink_backend.h"
@@ -44,13 +43,6 @@ double median(std::vector<double> v) {
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   return v.empty() ? NAN : v[static_cast<size_t>(p * (v.size() - 1))];
-}
-
-double stddev(const std::vector<double>& v) {
-  double mean = std::accumulate(v.begin(), v.end(), 0.0) / v.size();
-  double sq = 0;
-  for (double x : v) sq += (x - mean) * (x - mean);
-  return std::sqrt(sq / v.size());
 }
 
 class RealNetem : public ::testing::Test {
@@ -90,7 +82,7 @@ class RealNetem : public ::testing::Test {
 
   // `count` pings from A to `to` (the first is dropped: it waits for ARP).
   std::vector<double> rtts(const std::string& to, int count) {
-    std::string out = lab_->in_a("ping -n -c " + std::to_string(count + 1) + " -i 0.02 -W 2 " + to);
+    std::string out = lab_->in_a("ping -n -c " + std::to_string(count + 1) + " -i 0.05 -W 2 " + to);
     std::vector<double> r = ping_rtts_ms(out);
     if (!r.empty()) r.erase(r.begin());
     return r;
@@ -130,7 +122,9 @@ TEST_F(RealNetem, EveryByteIdentitySpecAppliesReadsBackAsTcSeesItAndClears) {
     EXPECT_GE(tc["packets"].get<uint64_t>(), ours->stats.packets);
     EXPECT_GE(tc["bytes"].get<uint64_t>(), ours->stats.bytes);
     EXPECT_GE(tc["drops"].get<uint64_t>(), ours->stats.drops);
-    EXPECT_GE(ours->stats.packets + ours->stats.drops, 1u) << "the pings did not reach netem";
+    // Counted when they leave, dropped, or still held (delay 2s, rate 1232bit).
+    EXPECT_GE(ours->stats.packets + ours->stats.drops + ours->stats.qlen, 1u)
+        << "the pings did not reach netem";
 
     applied.reset();
     EXPECT_EQ(tc_root(), default_root) << "removing the impairment did not restore the device";
@@ -175,12 +169,14 @@ TEST_F(RealNetem, JitterSpreadsPingAroundTheDelay) {
   auto applied = netlink::NetlinkBackend().apply(target_, parse_spec("delay 20ms 5ms"));
   std::vector<double> r = rtts("10.77.0.2", 100);
   ASSERT_GE(r.size(), 95u);
-  // Uniform in [15, 25] ms (no distribution table): median 20, sd 5/sqrt(3).
+  // Uniform in [15, 25] ms (no distribution table). The userspace backend's
+  // tolerances (tests/netem/userspace/userspace_backend_test.cc), scaled:
+  // nothing early, the top judged at p90 (a descheduled VM adds latency
+  // above it), the spread there, the median within the delay test's 3 ms.
+  EXPECT_GE(percentile(r, 0.0), 15.0);
+  EXPECT_LE(percentile(r, 0.9) - baseline, 25.0 + 1.5);
+  EXPECT_GT(percentile(r, 0.9) - percentile(r, 0.1), 5.0) << "no spread: jitter not applied";
   EXPECT_NEAR(median(r) - baseline, 20.0, 3.0);
-  EXPECT_GE(percentile(r, 0.0), 15.0 - 0.5);
-  EXPECT_LE(percentile(r, 0.95) - baseline, 25.0 + 3.0);
-  EXPECT_NEAR(stddev(r), 5.0 / std::sqrt(3.0), 1.2);
-  EXPECT_GE(percentile(r, 0.9) - percentile(r, 0.1), 5.0) << "no spread: jitter not applied";
 }
 
 TEST_F(RealNetem, PeerOnlyTreeDelaysThePeerAndNothingElse) {

@@ -18,9 +18,9 @@ namespace fabriclab::netem::vmtest {
 
 // `spec` as the kernel holds it: the limit the backend derives when none is
 // given, the gap tc sends by default, and none of the "word was present"
-// flags (the kernel dumps every attribute whether it was sent or not). The
-// distribution tables cannot be read back by name: they are compared by
-// presence (`table_mismatch`), and cleared here.
+// flags (the kernel dumps every attribute whether it was sent or not), and no
+// distribution names (the kernel never dumps its tables), and no duplicate
+// correlation unless tc would have sent it.
 Spec as_kernel_holds(const Spec& spec);
 
 // "" when our read-back `decoded` matches `spec`, else what differs.
