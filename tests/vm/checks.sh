@@ -15,7 +15,8 @@ step() {  # step NAME EXECUTABLE [GTEST ARGS...]
   start=$(date +%s)
   out="/tmp/vm-check-$name.log"
   # Streamed as it comes (a slow step shows where it is), kept for the verdict.
-  { "$@" --gtest_color=no 2>&1; echo $? > "$out.rc"; } | tee "$out"
+  # (stdbuf: gtest writes to a pipe in blocks, which would hide the progress).
+  { stdbuf -oL -eL "$@" --gtest_color=no 2>&1; echo $? > "$out.rc"; } | tee "$out"
   rc=$(cat "$out.rc")
   if [ "$rc" -ne 0 ]; then
     echo "==== $name: FAILED (exit $rc)"; failed=$((failed + 1))
