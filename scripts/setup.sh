@@ -24,6 +24,9 @@ packages=(
   util-linux procps kmod
   # baseline for the benchmark: PyTorch DDP on the same libtorch
   python3-torch
+  # the VM tests (tests/vm/): QEMU boots Debian's stock kernel, which has
+  # sch_netem, around a static busybox; kmod resolves its modules
+  qemu-system-x86 busybox-static
 )
 
 missing=()
@@ -35,16 +38,23 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages present"
-  exit 0
+else
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing packages: ${missing[*]}" >&2
+    echo "setup: run as root (or: sudo $0) to install them" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "setup: missing packages: ${missing[*]}" >&2
-  echo "setup: run as root (or: sudo $0) to install them" >&2
-  exit 1
+# The VM tests' kernel: Debian's linux-image-amd64, downloaded and unpacked
+# into /var/cache/fabriclab/vm (never installed, never booted by this machine).
+# Without root, the tests that need it skip and say so.
+if [ "$(id -u)" -eq 0 ]; then
+  bash "$(dirname "$0")/../tests/vm/prepare.sh"
+else
+  echo "setup: not root: the VM tests' kernel is not prepared (tests/vm/prepare.sh)" >&2
 fi
-
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"

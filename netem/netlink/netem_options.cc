@@ -13,6 +13,10 @@ namespace fabriclab::netem::netlink {
 
 namespace {
 
+// The kernel keeps times in ticks or ns: `delay 1.5ms` sent by tc (or us) in
+// ticks comes back as 1499968 ns. Rounded, it reads as what was asked.
+uint64_t ns_to_us(int64_t ns) { return ns <= 0 ? 0 : static_cast<uint64_t>((ns + 500) / 1000); }
+
 double fraction(uint32_t scaled) { return static_cast<double>(scaled) / UINT32_MAX; }
 
 uint64_t ticks_to_us(uint32_t ticks) {
@@ -98,12 +102,12 @@ DecodedNetem decode_netem_options(const void* payload, size_t length) {
       }
       case TCA_NETEM_LATENCY64: {
         int64_t ns = 0;
-        if (read(a, &ns)) s.delay_us = static_cast<uint64_t>(ns / 1000);
+        if (read(a, &ns)) s.delay_us = ns_to_us(ns);
         break;
       }
       case TCA_NETEM_JITTER64: {
         int64_t ns = 0;
-        if (read(a, &ns)) s.jitter_us = static_cast<uint64_t>(ns / 1000);
+        if (read(a, &ns)) s.jitter_us = ns_to_us(ns);
         break;
       }
       case TCA_NETEM_SLOT: {
