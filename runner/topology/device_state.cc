@@ -34,13 +34,21 @@ std::string metric_name(unsigned type) {
   }
 }
 
-std::string root_qdisc(RtnlSocket& socket, int ifindex) {
-  std::vector<uint8_t> buffer(MNL_SOCKET_BUFFER_SIZE);
+// A dump request of `type` whose fixed header (a Header) the caller fills.
+template <typename Header>
+Header* put_dump_request(std::vector<uint8_t>& buffer, uint16_t type, RtnlSocket& socket) {
+  buffer.assign(MNL_SOCKET_BUFFER_SIZE, 0);
   nlmsghdr* request = mnl_nlmsg_put_header(buffer.data());
-  request->nlmsg_type = RTM_GETQDISC;
+  request->nlmsg_type = type;
   request->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
   request->nlmsg_seq = socket.next_seq();
-  auto* tc = static_cast<tcmsg*>(mnl_nlmsg_put_extra_header(request, sizeof(tcmsg)));
+  return static_cast<Header*>(mnl_nlmsg_put_extra_header(request, sizeof(Header)));
+}
+
+std::string root_qdisc(RtnlSocket& socket, int ifindex) {
+  std::vector<uint8_t> buffer;
+  auto* tc = put_dump_request<tcmsg>(buffer, RTM_GETQDISC, socket);
+  const auto* request = reinterpret_cast<const nlmsghdr*>(buffer.data());
   tc->tcm_family = AF_UNSPEC;
   tc->tcm_ifindex = ifindex;
   std::string kind;
@@ -66,12 +74,9 @@ void read_metrics(const nlattr* metrics, RouteState& route) {
 }
 
 std::vector<RouteState> routes_out_of(RtnlSocket& socket, int ifindex) {
-  std::vector<uint8_t> buffer(MNL_SOCKET_BUFFER_SIZE);
-  nlmsghdr* request = mnl_nlmsg_put_header(buffer.data());
-  request->nlmsg_type = RTM_GETROUTE;
-  request->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-  request->nlmsg_seq = socket.next_seq();
-  auto* rt = static_cast<rtmsg*>(mnl_nlmsg_put_extra_header(request, sizeof(rtmsg)));
+  std::vector<uint8_t> buffer;
+  auto* rt = put_dump_request<rtmsg>(buffer, RTM_GETROUTE, socket);
+  const auto* request = reinterpret_cast<const nlmsghdr*>(buffer.data());
   rt->rtm_family = AF_INET;
   std::vector<RouteState> routes;
   socket.dump(
