@@ -142,9 +142,14 @@ void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::strin
     const std::string baseline = summary.baseline.value_or(clean_name);
     const std::optional<double> baseline_wall_s =
         baseline.empty() ? std::nullopt : completed_wall_s(baseline);
+    summary.slowdown_at_least.reset();
     if (baseline_wall_s && summary.status == rundir::ScenarioStatus::kCompleted &&
         summary.result.wall_s > 0) {
       summary.result.slowdown = summary.result.wall_s / *baseline_wall_s;
+    }
+    if (baseline_wall_s && summary.status == rundir::ScenarioStatus::kDeadline &&
+        summary.result.wall_s > 0) {
+      summary.slowdown_at_least = summary.result.wall_s / *baseline_wall_s;
     }
   }
 }

@@ -65,6 +65,10 @@ struct ScenarioSummary {
   // nullopt = the usual "clean" (recordings older than the key), "" = none.
   std::optional<std::string> baseline;
   ScenarioResult result;
+  // A scenario cut off by its deadline: its wall time so far / its
+  // baseline's, a lower bound of the slowdown it would have had (the table
+  // shows ">4.6"; not in run.json, where slowdown stays null).
+  std::optional<double> slowdown_at_least;
 };
 
 // The result of one scenario's events (any order; other scenarios' events

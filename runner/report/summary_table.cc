@@ -81,7 +81,9 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
         summary.condition.empty() ? std::string(kAbsent) : summary.condition,
         format_status(summary),
         format_wall(summary),
-        or_absent(r.slowdown, [](double x) { return fmt::format("{:.2f}", x); }),
+        summary.slowdown_at_least
+            ? fmt::format(">{:.1f}", *summary.slowdown_at_least)
+            : or_absent(r.slowdown, [](double x) { return fmt::format("{:.2f}", x); }),
         measured ? format_ms(r.median_step_ms) : kAbsent,
         measured ? format_ms(r.p99_step_ms) : kAbsent,
         measured ? or_absent(r.median_network_ms, format_ms) : kAbsent,
@@ -127,11 +129,11 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
   for (size_t i = 2; i < rows.size(); ++i) append_row(rows[i]);
 
   out +=
-      "\nwall: first step start to last step end.  x clean: wall / clean's wall.  p50 (median),\n"
-      "p99: step time of the slowest rank per step.  net: median time the allreduce itself took\n"
-      "(the last rank to reach it waited only for the network).  comm: share of step time\n"
-      "blocked in allreduce.  "
-      "TCP retx: segments retransmitted.  drops: packets the impairment dropped.\n"
+      "\nwall: first step start to last step end.  x clean: wall / clean's wall (>N: at least;\n"
+      "the scenario ran out of time).  p50 (median), p99: step time of the slowest rank per step.\n"
+      "net: median time the allreduce itself took (the last rank to reach it waited only for the\n"
+      "network).  comm: share of step time blocked in allreduce.  TCP retx: segments retransmitted.\n"
+      "drops: packets the impairment dropped.\n"
       "final loss: mean over ranks of the last step's training loss.\n";
   // A scenario measured against another yardstick than clean says so.
   for (const ScenarioSummary& summary : summaries) {

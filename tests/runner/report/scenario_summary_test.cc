@@ -167,6 +167,16 @@ TEST(Slowdowns, EachAgainstItsOwnBaseline) {
       << table;
 }
 
+TEST(Slowdowns, ADeadlineShowsALowerBoundOnly) {
+  std::vector<ScenarioSummary> all = {summary("clean", "completed", 10),
+                                      summary("loss", "deadline", 46)};
+  compute_slowdowns(all);
+  EXPECT_FALSE(all[1].result.slowdown) << "not a slowdown: the job did not finish";
+  ASSERT_TRUE(all[1].slowdown_at_least);
+  EXPECT_DOUBLE_EQ(*all[1].slowdown_at_least, 4.6);
+  EXPECT_NE(format_summary_table(all).find(" >4.6 "), std::string::npos) << format_summary_table(all);
+}
+
 TEST(ResultJson, RoundTripsWithNulls) {
   ScenarioResult result = summarize_scenario(two_rank_events());
   result.slowdown = 2.5;
