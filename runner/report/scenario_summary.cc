@@ -149,7 +149,8 @@ void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::strin
     }
     if (baseline_wall_s && summary.status == rundir::ScenarioStatus::kDeadline &&
         summary.result.wall_s > 0) {
-      summary.slowdown_at_least = summary.result.wall_s / *baseline_wall_s;
+      summary.slowdown_at_least =
+          std::max(summary.result.wall_s, summary.cut_off_after_s.value_or(0)) / *baseline_wall_s;
     }
   }
 }
@@ -204,6 +205,19 @@ std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
       summary.steps_planned = trainer_steps;
     }
     summary.result = summarize_scenario(events);
+    // How long it ran before it was cut off: from its first step's start.
+    double first_step_start_s = std::numeric_limits<double>::infinity();
+    double end_s = 0;
+    for (const json& event : events) {
+      const std::string kind = event.value("event", std::string());
+      if (kind == "step" && event.contains("ts") && event.contains("step_ms")) {
+        first_step_start_s = std::min(first_step_start_s, event.value("ts", 0.0) -
+                                                              event.value("step_ms", 0.0) / 1000);
+      } else if (kind == "scenario_end") {
+        end_s = event.value("ts", 0.0);
+      }
+    }
+    if (end_s > first_step_start_s) summary.cut_off_after_s = end_s - first_step_start_s;
     summaries.push_back(std::move(summary));
   }
   compute_slowdowns(summaries);

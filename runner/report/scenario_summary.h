@@ -65,9 +65,11 @@ struct ScenarioSummary {
   // nullopt = the usual "clean" (recordings older than the key), "" = none.
   std::optional<std::string> baseline;
   ScenarioResult result;
-  // A scenario cut off by its deadline: its wall time so far / its
-  // baseline's, a lower bound of the slowdown it would have had (the table
-  // shows ">4.6"; not in run.json, where slowdown stays null).
+  // A scenario cut off by its deadline: the time from its first step's start
+  // to its end (the scenario_end event) / its baseline's wall, a lower bound
+  // of the slowdown it would have had (the table shows ">4.6"; not in
+  // run.json, where slowdown stays null).
+  std::optional<double> cut_off_after_s;  // first step start to scenario_end
   std::optional<double> slowdown_at_least;
 };
 
