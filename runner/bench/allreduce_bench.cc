@@ -191,6 +191,7 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
   const NamespaceNetwork network(*topology);
 
   AllreduceReport report;
+  report.run_id = ledger.run_id();
   report.ranks = o.ranks;
   report.transport = "gloo tcp, " + std::to_string(o.channels) + " channel(s) per rank";
   std::unique_ptr<netem::Backend> backend;

@@ -72,6 +72,7 @@ std::string format_allreduce_table(const AllreduceReport& r) {
   std::string out;
   out += fmt::format("# fabriclab bench allreduce: {} ranks, {}{}\n", r.ranks, r.transport,
                      r.impairment.empty() ? ", clean link" : ", impaired: " + r.impairment);
+  out += fmt::format("# lab: run {} (namespaces fl-{}-r0...)\n", r.run_id, r.run_id);
   out += fmt::format("# line rate: {:.3f} Gbit/s = {:.3f} GB/s ({})\n", r.line.gbit_per_s,
                      line_gb_per_s(r.line), r.line.measured_how);
   out += "#\n";
@@ -116,7 +117,8 @@ nlohmann::json allreduce_report_json(const AllreduceReport& r) {
                        {"out_of_place", place_json(r, row, row.out_of_place)},
                        {"in_place", place_json(r, row, row.in_place)}});
   }
-  return {{"ranks", r.ranks},
+  return {{"run_id", r.run_id},
+          {"ranks", r.ranks},
           {"transport", r.transport},
           {"impairment", r.impairment},
           {"line_rate", {{"gbit_per_s", r.line.gbit_per_s}, {"measured_how", r.line.measured_how}}},

@@ -36,6 +36,7 @@ struct LineRate {
 };
 
 struct AllreduceReport {
+  std::string run_id;  // its namespaces are fl-<run_id>-r0... (gone when the bench ends)
   int ranks = 2;
   std::string transport;  // e.g. "gloo tcp, 1 channel(s)"
   std::string impairment;  // "" for a clean link, else "rate 1gbit on r0, r1"
