@@ -210,7 +210,11 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
   const RankNetwork& r1 = topology->rank(1);
   spdlog::info("measuring the line rate: iperf3 -t {} from {} to {}", o.iperf_seconds, r0.netns,
                r1.ipv4);
-  report.line.gbit_per_s = iperf_gbps({r0.netns_fd, r1.netns_fd, r1.ipv4}, o.iperf_seconds, tmp);
+  const IperfEnds ends{r0.netns_fd, r1.netns_fd, r1.ipv4};
+  report.line.gbit_per_s = iperf_gbps(ends, o.iperf_seconds, tmp);
+  // An allreduce sends and receives at once: what the link carries both ways
+  // is context for the busbw (doc/allreduce_bench.md).
+  report.line.bidir_gbit_per_s = iperf_gbps(ends, o.iperf_seconds, tmp, 5201, true);
   report.line.measured_how = "iperf3 TCP, one flow, -t " + std::to_string(o.iperf_seconds) +
                              ", rank 0 -> rank 1 (" + r1.ipv4 + ")";
 

@@ -75,6 +75,8 @@ std::string format_allreduce_table(const AllreduceReport& r) {
   out += fmt::format("# lab: run {} (namespaces fl-{}-r0...)\n", r.run_id, r.run_id);
   out += fmt::format("# line rate: {:.3f} Gbit/s = {:.3f} GB/s ({})\n", r.line.gbit_per_s,
                      line_gb_per_s(r.line), r.line.measured_how);
+  out += fmt::format("#   both ways at once (iperf3 --bidir): {:.3f} Gbit/s each way\n",
+                     r.line.bidir_gbit_per_s);
   out += "#\n";
   // The column headers exactly as nccl-tests' writeResultHeader() lays them
   // out, then this benchmark's own two columns.
@@ -121,7 +123,10 @@ nlohmann::json allreduce_report_json(const AllreduceReport& r) {
           {"ranks", r.ranks},
           {"transport", r.transport},
           {"impairment", r.impairment},
-          {"line_rate", {{"gbit_per_s", r.line.gbit_per_s}, {"measured_how", r.line.measured_how}}},
+          {"line_rate",
+           {{"gbit_per_s", r.line.gbit_per_s},
+            {"bidir_gbit_per_s", r.line.bidir_gbit_per_s},
+            {"measured_how", r.line.measured_how}}},
           {"results", results},
           {"out_of_bounds", total_wrong(r)},
           {"avg_bus_bw", average_busbw(r)}};

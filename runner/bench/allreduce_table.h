@@ -32,6 +32,7 @@ struct AllreduceRow {
 // The line the busbw is set against: iperf3's TCP rate on the same lab.
 struct LineRate {
   double gbit_per_s = 0;     // iperf3, one flow, rank 0 -> rank 1 (bits received / s)
+  double bidir_gbit_per_s = 0;  // iperf3 --bidir, mean of the two directions (context only)
   std::string measured_how;  // e.g. "iperf3 -t 3, fl-ab12cd-r0 -> 10.77.0.2"
 };
 

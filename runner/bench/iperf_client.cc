@@ -52,7 +52,7 @@ std::string run_client(const std::vector<std::string>& argv, int netns_fd,
   return read_file(out_path);
 }
 
-double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int port) {
+double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int port, bool bidir) {
   LaunchSpec server;
   server.argv = {"iperf3", "-s", "-p", std::to_string(port), "-B", ends.receiver_addr};
   server.netns_fd = ends.receiver_netns_fd;
@@ -63,16 +63,21 @@ double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int po
   for (int i = 0; i < 100 && !port_listening(ends.receiver_netns_fd, port); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  std::vector<std::string> argv = {"iperf3", "-c", ends.receiver_addr, "-p", std::to_string(port),
+                                   "-t", std::to_string(seconds), "-J"};
+  if (bidir) argv.push_back("--bidir");
   const std::string out =
-      run_client({"iperf3", "-c", ends.receiver_addr, "-p", std::to_string(port), "-t",
-                  std::to_string(seconds), "-J"},
-                 ends.sender_netns_fd, tmp.file("iperf.json"), seconds + 30);
+      run_client(argv, ends.sender_netns_fd, tmp.file("iperf.json"), seconds + 30);
   srv.terminate();
   auto json = nlohmann::json::parse(out, nullptr, false);
   if (json.is_discarded() || !json.contains("end") || !json["end"].contains("sum_received")) {
     throw std::runtime_error("iperf3 failed: " + out);
   }
-  return json["end"]["sum_received"]["bits_per_second"].get<double>() / 1e9;
+  const double forward = json["end"]["sum_received"]["bits_per_second"].get<double>();
+  if (!bidir) return forward / 1e9;
+  const auto& reverse = json["end"]["sum_received_bidir_reverse"];
+  if (!reverse.contains("bits_per_second")) throw std::runtime_error("iperf3 --bidir: no reverse");
+  return (forward + reverse["bits_per_second"].get<double>()) / 2 / 1e9;
 }
 
 }  // namespace fabriclab::runner::bench

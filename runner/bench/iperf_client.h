@@ -23,8 +23,11 @@ struct IperfEnds {
   std::string receiver_addr;  // the server binds here; the client connects to it
 };
 
-// One iperf3 TCP run; `port` is the server's (default iperf3's 5201).
-double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int port = 5201);
+// One iperf3 TCP run; `port` is the server's (default iperf3's 5201). With
+// `bidir` (iperf3 --bidir: one flow each way at once), the mean of the two
+// directions' rates.
+double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int port = 5201,
+                  bool bidir = false);
 
 // Runs argv in the namespace of `netns_fd`, waits at most `timeout_s`
 // seconds and returns what it printed (stdout and stderr, in `out_path`).
