@@ -41,6 +41,8 @@ void validate(const AllreduceBenchOptions& o) {
   if (o.warmup < 0) throw InputError("-w/--warmup_iters must be >= 0");
   if (o.ranks < 2 || o.ranks > 16) throw InputError("--ranks must be in 2..16");
   if (o.channels < 1 || o.channels > 16) throw InputError("--channels must be in 1..16");
+  if (o.segment_bytes < 0 || o.segment_bytes % 4 != 0)
+    throw InputError("--segment-bytes must be a multiple of 4 (0: Gloo's default)");
   if (!o.impair.empty()) {
     try {
       netem::parse_spec(o.impair);
@@ -66,6 +68,10 @@ std::vector<std::string> rank_argv(const AllreduceBenchOptions& o,
                                    "--channels", std::to_string(o.channels), "--results", results,
                                    "--timeout", std::to_string(o.timeout_s)};
   if (o.wrong_reduction) argv.push_back("--wrong-reduction");
+  if (o.segment_bytes > 0) {
+    argv.push_back("--segment-bytes");
+    argv.push_back(std::to_string(o.segment_bytes));
+  }
   return argv;
 }
 

@@ -37,7 +37,12 @@ struct AllreduceBenchOptions {
   int warmup = 5;                // -w, --warmup_iters
   int check = 1;                 // -c, --check: 0 = no #wrong
   int ranks = 2;
-  int channels = 1;              // Gloo contexts per rank (allreduce_rank.h)
+  // Gloo contexts per rank (allreduce_rank.h). Two by default: while one
+  // ring waits for a reduction or a descheduled rank, the other keeps the
+  // link busy (4 ranks, rate 1gbit, a loaded 2-core machine: busbw/line
+  // 0.61-0.86 with one, 0.79-0.93 with two; README, Benchmarks).
+  int channels = 2;
+  int64_t segment_bytes = 0;     // Gloo's segment size; 0 = its default (1 MiB)
   std::string impair;            // tc-netem words; "" = clean
   std::vector<std::string> links = {"all"};  // "all" or "r0", "r1", ...
   std::string backend = "auto";  // netem | userspace | auto

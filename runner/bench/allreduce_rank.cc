@@ -66,7 +66,7 @@ class Channels {
 // One allreduce of `count` floats: `in` == nullptr means in-place on `out`.
 // Each channel reduces its own contiguous slice, concurrently.
 void allreduce(const Channels& channels, const float* in, float* out, size_t count,
-               ReduceFn reduce) {
+               ReduceFn reduce, size_t segment_bytes) {
   auto slice = [&](size_t c) {
     const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
     if (end == begin) return;
@@ -74,6 +74,7 @@ void allreduce(const Channels& channels, const float* in, float* out, size_t cou
     if (in != nullptr) options.setInput(const_cast<float*>(in) + begin, end - begin);
     options.setOutput(out + begin, end - begin);
     options.setReduceFunction(reduce);
+    if (segment_bytes > 0) options.setMaxSegmentSize(segment_bytes);
     gloo::allreduce(options);
   };
   if (channels.size() == 1) return slice(0);
@@ -93,10 +94,10 @@ PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int
                     bool in_place, ReduceFn reduce) {
   const size_t count = out.size();
   const float* input = in_place ? nullptr : in.data();
-  for (int i = 0; i < o.warmup; ++i) allreduce(channels, input, out.data(), count, reduce);
+  for (int i = 0; i < o.warmup; ++i) allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
   channels.barrier();
   const auto start = Clock::now();
-  for (int i = 0; i < o.iters; ++i) allreduce(channels, input, out.data(), count, reduce);
+  for (int i = 0; i < o.iters; ++i) allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
   const std::chrono::duration<double, std::micro> elapsed = Clock::now() - start;
   PlaceResult result;
   result.time_us = elapsed.count() / o.iters;
@@ -104,7 +105,7 @@ PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int
     // Fresh data: in-place iterations have summed the sums many times over.
     fill_allreduce_input(in_place ? out.data() : in.data(), count, rank);
     if (!in_place) std::fill(out.begin(), out.end(), 0.0f);
-    allreduce(channels, input, out.data(), count, reduce);
+    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
     result.wrong = count_wrong_elements(out.data(), count, world_size);
   }
   return result;

@@ -42,6 +42,7 @@ struct AllreduceRankOptions {
   int warmup = 5;
   bool check = true;
   int channels = 1;
+  int64_t segment_bytes = 0;  // Gloo's largest send/recv per step (two in flight); 0 = its 1 MiB
   bool wrong_reduction = false;
   std::string results_path;
 };
