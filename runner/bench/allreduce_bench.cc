@@ -21,6 +21,7 @@
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
 #include "runner/process/process.h"
+#include "runner/process/stop_signals.h"
 #include "runner/topology/lab_network.h"
 #include "runner/topology/topology.h"
 #include "runner/topology/user_namespace.h"
@@ -75,6 +76,14 @@ std::vector<std::string> rank_argv(const AllreduceBenchOptions& o,
   return argv;
 }
 
+// Ctrl-C, SIGTERM, SIGHUP: unwind (ranks, impairment, namespaces go through
+// their destructors) instead of dying with them in place.
+void throw_if_stopped() {
+  if (StopSignals::stop_requested())
+    throw std::runtime_error("stopped by signal " + std::to_string(StopSignals::stop_signal()) +
+                             "; everything it created is removed");
+}
+
 // Launches every rank, waits for all; throws with the failing rank's output.
 void run_ranks(const AllreduceBenchOptions& o, const LabNetwork& network, Ledger& ledger,
                const std::vector<int64_t>& sizes, const TempDir& tmp,
@@ -110,6 +119,10 @@ void run_ranks(const AllreduceBenchOptions& o, const LabNetwork& network, Ledger
       ++done;
     }
     if (done == ranks.size()) return;
+    if (StopSignals::stop_requested()) {
+      terminate_all(ranks);
+      throw_if_stopped();
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       terminate_all(ranks);
       throw std::runtime_error("allreduce ranks did not finish within " +
@@ -185,6 +198,7 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
   std::string why;
   enter_rootless_namespace_if_needed(&why);
   if (!why.empty()) spdlog::info("{}", why);
+  StopSignals::install();
 
   const std::vector<int64_t> sizes = allreduce_sizes(o.min_bytes, o.max_bytes, o.step_factor);
   TempDir tmp("fabriclab-bench-allreduce");
@@ -209,6 +223,7 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
     for (const netem::Target& t : network.impairment_targets(link_ranks, backend->link_direction()))
       applied.push_back(backend->apply(t, impairment));
     for (const auto& a : applied) spdlog::info("impairment: {}", a->describe());
+    throw_if_stopped();
     report.impairment = describe_impairment(o, *backend);
   }
 
@@ -221,6 +236,7 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
   // An allreduce sends and receives at once: what the link carries both ways
   // is context for the busbw (doc/allreduce_bench.md).
   report.line.bidir_gbit_per_s = iperf_gbps(ends, o.iperf_seconds, tmp, 5201, true);
+  throw_if_stopped();  // a signal during iperf3 lets it finish (seconds), then stops here
   report.line.measured_how = "iperf3 TCP, one flow, -t " + std::to_string(o.iperf_seconds) +
                              ", rank 0 -> rank 1 (" + r1.ipv4 + ")";
 

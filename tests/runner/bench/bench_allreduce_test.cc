@@ -5,6 +5,10 @@
 // figures are consistent with the definitions; bad flags exit 2 naming the
 // flag; nothing of the run is left on the host.
 #include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,7 +20,9 @@
 namespace fabriclab::runner {
 namespace {
 
+using fabriclab::testing::ChildProcess;
 using fabriclab::testing::run_command;
+using namespace std::chrono_literals;
 
 std::vector<std::string> bench_argv(std::vector<std::string> extra) {
   std::vector<std::string> argv = {FABRICLAB_BINARY, "-q", "bench", "allreduce", "-b", "64K",
@@ -78,6 +84,37 @@ TEST(BenchAllreduce, FourRanksTableAndAWrongReductionIsCaught) {
             std::string::npos)
       << run.output;
   EXPECT_NE(run.output.find(" 262144 "), std::string::npos);  // #wrong = 4 x 65536
+}
+
+// Ctrl-C while the ranks run: the bench stops them, removes its namespaces
+// and exits non-zero, within seconds.
+TEST(BenchAllreduce, InterruptedRunLeavesNothing) {
+  SKIP_UNLESS_NETNS_PRIVILEGES();
+  const auto before = testing::run_netns_entries("fl-");
+  const std::string dir = fabriclab::testing::make_temp_dir("bench-allreduce-int");
+  ChildProcess bench({FABRICLAB_BINARY, "bench", "allreduce", "-b", "64M", "-e", "256M", "-n",
+                      "100", "--ranks", "3", "--iperf-seconds", "1"},
+                     {}, dir + "/out.txt");
+  // Its run id, from the namespaces it creates; then wait for the ranks.
+  std::string run_id;
+  for (int i = 0; i < 200 && run_id.empty(); ++i) {
+    for (const std::string& name : testing::run_netns_entries("fl-"))
+      if (before.count(name) == 0 && name.size() > 6 && name.substr(name.size() - 3) == "-sw")
+        run_id = name.substr(3, name.size() - 6);
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_FALSE(run_id.empty()) << bench.output();
+  for (int i = 0; i < 400 && testing::marked_processes(run_id).size() < 3; ++i)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_GE(testing::marked_processes(run_id).size(), 3u) << "ranks never started\n"
+                                                          << bench.output();
+  bench.signal(SIGINT);
+  const auto status = bench.wait(30s);
+  EXPECT_TRUE(status.exited) << "still running 30 s after SIGINT";
+  EXPECT_NE(status.code, 0);
+  EXPECT_NE(bench.output().find("stopped by signal 2"), std::string::npos) << bench.output();
+  EXPECT_TRUE(testing::run_netns_entries("fl-" + run_id).empty()) << "namespaces left behind";
+  EXPECT_TRUE(testing::marked_processes(run_id).empty()) << "processes left behind";
 }
 
 TEST(BenchAllreduce, BadFlagsExitTwoNamingTheFlag) {
