@@ -84,8 +84,8 @@ Message build_tbf_qdisc(QdiscCommand cmd, const QdiscPlace& place, const TbfSett
   mnl_attr_put_strz(nlh, TCA_KIND, "tbf");
 
   tc_tbf_qopt opt{};
-  opt.rate.rate = t.rate_bytes_per_s >= (uint64_t{1} << 32) ? ~0u
-                                                            : static_cast<uint32_t>(t.rate_bytes_per_s);
+  opt.rate.rate =
+      t.rate_bytes_per_s >= (uint64_t{1} << 32) ? ~0u : static_cast<uint32_t>(t.rate_bytes_per_s);
   opt.limit = t.limit_bytes;
   uint32_t rtab[256];
   fill_rate_table(opt.rate, rtab);

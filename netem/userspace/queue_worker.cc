@@ -14,10 +14,10 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "netem/userspace/held_packets.h"
 #include "netem/impairment_model.h"
 #include "netem/netlink/limit.h"
 #include "netem/rate_serializer.h"
+#include "netem/userspace/held_packets.h"
 
 namespace fabriclab::netem::userspace {
 
@@ -86,7 +86,7 @@ void QueueWorker::run(Spec spec, uint64_t seed) {
   const bool in_order = model.keeps_order();
   // 0: no limit of ours. A rate builds a queue, so it gets netem's limit
   // (the one the netem backend would send: netlink/limit.h) when none is given.
-  const size_t limit = spec.limit_packets      ? spec.limit_packets
+  const size_t limit = spec.limit_packets    ? spec.limit_packets
                        : serializer.active() ? netlink::derive_limit_packets(spec)
                                              : 0;
   HeldPackets held;

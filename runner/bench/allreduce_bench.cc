@@ -63,11 +63,23 @@ std::vector<std::string> rank_argv(const AllreduceBenchOptions& o,
                                    const std::vector<int64_t>& sizes, const std::string& results) {
   std::string size_list;
   for (int64_t s : sizes) size_list += (size_list.empty() ? "" : ",") + std::to_string(s);
-  std::vector<std::string> argv = {o.program, "bench", "allreduce-rank", "--sizes", size_list,
-                                   "--iters", std::to_string(o.iters), "--warmup",
-                                   std::to_string(o.warmup), "--check", std::to_string(o.check),
-                                   "--channels", std::to_string(o.channels), "--results", results,
-                                   "--timeout", std::to_string(o.timeout_s)};
+  std::vector<std::string> argv = {o.program,
+                                   "bench",
+                                   "allreduce-rank",
+                                   "--sizes",
+                                   size_list,
+                                   "--iters",
+                                   std::to_string(o.iters),
+                                   "--warmup",
+                                   std::to_string(o.warmup),
+                                   "--check",
+                                   std::to_string(o.check),
+                                   "--channels",
+                                   std::to_string(o.channels),
+                                   "--results",
+                                   results,
+                                   "--timeout",
+                                   std::to_string(o.timeout_s)};
   if (o.wrong_reduction) argv.push_back("--wrong-reduction");
   if (o.segment_bytes > 0) {
     argv.push_back("--segment-bytes");
@@ -113,8 +125,8 @@ void run_ranks(const AllreduceBenchOptions& o, const LabNetwork& network, Ledger
       if (!status) continue;
       if (!status->success()) {
         terminate_all(ranks);
-        throw std::runtime_error(ranks[r].label() + " " + status->describe() +
-                                 "; its output:\n" + tail_of(logs[r]));
+        throw std::runtime_error(ranks[r].label() + " " + status->describe() + "; its output:\n" +
+                                 tail_of(logs[r]));
       }
       ++done;
     }
@@ -146,8 +158,8 @@ std::vector<AllreduceRow> combine(const std::vector<std::string>& results) {
       AllreduceRow& row = rows[i];
       row.size_bytes = lines[i].at("size").get<int64_t>();
       row.count = lines[i].at("count").get<int64_t>();
-      for (auto [key, place] : {std::pair{"out_of_place", &row.out_of_place},
-                                std::pair{"in_place", &row.in_place}}) {
+      for (auto [key, place] :
+           {std::pair{"out_of_place", &row.out_of_place}, std::pair{"in_place", &row.in_place}}) {
         place->time_us += lines[i].at(key).at("time_us").get<double>() / results.size();
         const int64_t wrong = lines[i].at(key).at("wrong").get<int64_t>();
         place->wrong = wrong < 0 ? -1 : std::max<int64_t>(place->wrong, 0) + wrong;
@@ -246,8 +258,10 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
   run_ranks(o, network, ledger, sizes, tmp, results);
   report.rows = combine(results);
 
-  if (o.json) std::printf("%s\n", allreduce_report_json(report).dump(2).c_str());
-  else std::printf("%s", format_allreduce_table(report).c_str());
+  if (o.json)
+    std::printf("%s\n", allreduce_report_json(report).dump(2).c_str());
+  else
+    std::printf("%s", format_allreduce_table(report).c_str());
   std::fflush(stdout);
   return total_wrong(report) > 0 ? 1 : 0;
 }

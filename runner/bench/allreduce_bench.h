@@ -42,10 +42,10 @@ struct AllreduceBenchOptions {
   // link busy (4 ranks, rate 1gbit, a loaded 2-core machine: busbw/line
   // 0.61-0.86 with one, 0.79-0.93 with two; README, Benchmarks).
   int channels = 2;
-  int64_t segment_bytes = 0;     // Gloo's segment size; 0 = its default (1 MiB)
-  std::string impair;            // tc-netem words; "" = clean
+  int64_t segment_bytes = 0;                 // Gloo's segment size; 0 = its default (1 MiB)
+  std::string impair;                        // tc-netem words; "" = clean
   std::vector<std::string> links = {"all"};  // "all" or "r0", "r1", ...
-  std::string backend = "auto";  // netem | userspace | auto
+  std::string backend = "auto";              // netem | userspace | auto
   bool segmentation_offload = true;
   int iperf_seconds = 3;
   bool json = false;

@@ -39,8 +39,10 @@ class Channels {
         c10::make_intrusive<c10d::TCPStore>(rv.master_addr, options));
     for (int c = 0; c < count; ++c) {
       gloo::transport::tcp::attr attr;
-      if (!rv.iface.empty()) attr.iface = rv.iface;
-      else attr.hostname = rv.bind_addr.empty() ? "127.0.0.1" : rv.bind_addr;
+      if (!rv.iface.empty())
+        attr.iface = rv.iface;
+      else
+        attr.hostname = rv.bind_addr.empty() ? "127.0.0.1" : rv.bind_addr;
       auto device = gloo::transport::tcp::CreateDevice(attr);
       gloo::rendezvous::PrefixStore prefix("channel" + std::to_string(c), *store_);
       auto context = std::make_shared<gloo::rendezvous::Context>(rv.rank, rv.world_size);
@@ -65,8 +67,8 @@ class Channels {
 
 // One allreduce of `count` floats: `in` == nullptr means in-place on `out`.
 // Each channel reduces its own contiguous slice, concurrently.
-void allreduce(const Channels& channels, const float* in, float* out, size_t count,
-               ReduceFn reduce, size_t segment_bytes) {
+void allreduce(const Channels& channels, const float* in, float* out, size_t count, ReduceFn reduce,
+               size_t segment_bytes) {
   auto slice = [&](size_t c) {
     const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
     if (end == begin) return;
@@ -90,14 +92,16 @@ struct PlaceResult {
 };
 
 PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int rank,
-                    int world_size, std::vector<float>& in, std::vector<float>& out,
-                    bool in_place, ReduceFn reduce) {
+                    int world_size, std::vector<float>& in, std::vector<float>& out, bool in_place,
+                    ReduceFn reduce) {
   const size_t count = out.size();
   const float* input = in_place ? nullptr : in.data();
-  for (int i = 0; i < o.warmup; ++i) allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+  for (int i = 0; i < o.warmup; ++i)
+    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
   channels.barrier();
   const auto start = Clock::now();
-  for (int i = 0; i < o.iters; ++i) allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+  for (int i = 0; i < o.iters; ++i)
+    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
   const std::chrono::duration<double, std::micro> elapsed = Clock::now() - start;
   PlaceResult result;
   result.time_us = elapsed.count() / o.iters;

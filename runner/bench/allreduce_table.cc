@@ -64,7 +64,8 @@ double average_busbw(const AllreduceReport& report) {
 int64_t total_wrong(const AllreduceReport& report) {
   int64_t wrong = 0;
   for (const AllreduceRow& row : report.rows)
-    for (const AllreducePlace* p : {&row.out_of_place, &row.in_place}) wrong += std::max<int64_t>(p->wrong, 0);
+    for (const AllreducePlace* p : {&row.out_of_place, &row.in_place})
+      wrong += std::max<int64_t>(p->wrong, 0);
   return wrong;
 }
 
@@ -80,14 +81,15 @@ std::string format_allreduce_table(const AllreduceReport& r) {
   out += "#\n";
   // The column headers exactly as nccl-tests' writeResultHeader() lays them
   // out, then this benchmark's own two columns.
-  out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                "
-                     "       in-place           busbw/line\n",
-                     "", "", "", "", "");
+  out += fmt::format(
+      "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                "
+      "       in-place           busbw/line\n",
+      "", "", "", "", "");
   out += fmt::format(
       "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  "
       "{:>6}  {:>6}  {:>6}\n",
-      "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
-      "algbw", "busbw", "#wrong", "oop", "ip");
+      "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+      "busbw", "#wrong", "oop", "ip");
   out += fmt::format(
       "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  "
       "{:>6}  {:>6}  {:>6}\n",

@@ -31,15 +31,15 @@ struct AllreduceRow {
 
 // The line the busbw is set against: iperf3's TCP rate on the same lab.
 struct LineRate {
-  double gbit_per_s = 0;     // iperf3, one flow, rank 0 -> rank 1 (bits received / s)
+  double gbit_per_s = 0;        // iperf3, one flow, rank 0 -> rank 1 (bits received / s)
   double bidir_gbit_per_s = 0;  // iperf3 --bidir, mean of the two directions (context only)
-  std::string measured_how;  // e.g. "iperf3 -t 3, fl-ab12cd-r0 -> 10.77.0.2"
+  std::string measured_how;     // e.g. "iperf3 -t 3, fl-ab12cd-r0 -> 10.77.0.2"
 };
 
 struct AllreduceReport {
   std::string run_id;  // its namespaces are fl-<run_id>-r0... (gone when the bench ends)
   int ranks = 2;
-  std::string transport;  // e.g. "gloo tcp, 1 channel(s)"
+  std::string transport;   // e.g. "gloo tcp, 1 channel(s)"
   std::string impairment;  // "" for a clean link, else "rate 1gbit on r0, r1"
   LineRate line;
   std::vector<AllreduceRow> rows;

@@ -11,10 +11,10 @@
 #include <tuple>
 #include <vector>
 
-#include "netem/impairment.h"
 #include "netem/backend_probe.h"
-#include "netem/spec_parse.h"
+#include "netem/impairment.h"
 #include "netem/impairment_model.h"
+#include "netem/spec_parse.h"
 #include "runner/bench/impair_lab.h"
 #include "runner/ledger/run_id.h"
 #include "runner/topology/user_namespace.h"
@@ -167,9 +167,10 @@ void bench_backend(const std::string& name, netem::Backend& backend, const Impai
       auto applied = backend.apply(lab.target(netem::Direction::kEgress), delay);
       egress = lab.iperf_gbps(opt.iperf_seconds);
     }
-    std::printf("\nTCP through delay 10ms (one way), iperf3 -t %d: on arrival %.3f Gbit/s, "
-                "held on the sender's egress %.3f Gbit/s (TCP Small Queues)\n",
-                opt.iperf_seconds, arrival, egress);
+    std::printf(
+        "\nTCP through delay 10ms (one way), iperf3 -t %d: on arrival %.3f Gbit/s, "
+        "held on the sender's egress %.3f Gbit/s (TCP Small Queues)\n",
+        opt.iperf_seconds, arrival, egress);
   }
 }
 

@@ -63,8 +63,9 @@ double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int po
   for (int i = 0; i < 100 && !port_listening(ends.receiver_netns_fd, port); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  std::vector<std::string> argv = {"iperf3", "-c", ends.receiver_addr, "-p", std::to_string(port),
-                                   "-t", std::to_string(seconds), "-J"};
+  std::vector<std::string> argv = {
+      "iperf3", "-c", ends.receiver_addr, "-p", std::to_string(port), "-t", std::to_string(seconds),
+      "-J"};
   if (bidir) argv.push_back("--bidir");
   const std::string out =
       run_client(argv, ends.sender_netns_fd, tmp.file("iperf.json"), seconds + 30);

@@ -133,8 +133,8 @@ TEST(ImpairmentModelTest, SameSeedSameDecisions) {
 }
 
 TEST(ImpairmentModelTest, RefusesWordsItCannotReproduce) {
-  for (const char* spec : {"delay 1ms duplicate 1%", "delay 1ms corrupt 1%", "loss 1% ecn",
-                           "slot 1ms 2ms"}) {
+  for (const char* spec :
+       {"delay 1ms duplicate 1%", "delay 1ms corrupt 1%", "loss 1% ecn", "slot 1ms 2ms"}) {
     EXPECT_THROW(ImpairmentModel::check_supported(parse_spec(spec)), InputError) << spec;
   }
   EXPECT_NO_THROW(ImpairmentModel::check_supported(parse_spec(

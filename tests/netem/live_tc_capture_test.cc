@@ -43,7 +43,8 @@ TEST(LiveTcCapture, OurBytesMatchTcOnThisMachine) {
 TEST(TbfQdisc, LiveTcSendsOurBytesForTheDerivedWords) {
   std::string why;
   if (!testing::can_capture_tc(&why)) GTEST_SKIP() << why;
-  for (const char* words : {"rate 1gbit", "rate 250mbit limit 2000", "rate 100kbit", "rate 5gbit"}) {
+  for (const char* words :
+       {"rate 1gbit", "rate 250mbit limit 2000", "rate 100kbit", "rate 5gbit"}) {
     SCOPED_TRACE(words);
     const netlink::TbfSettings t = netlink::tbf_for_rate(parse_spec(words));
     const std::string args = "add dev lo root handle fab0: tbf " + netlink::tbf_words(t);

@@ -84,8 +84,8 @@ TEST_F(NetlinkBackendTest, RateAloneIsATokenBucketFilter) {
   EXPECT_FALSE(backend.shapes_with_tbf(parse_spec("rate 100mbit delay 1ms")));
   {
     auto applied = backend.apply(target_, parse_spec("rate 100mbit"));
-    EXPECT_EQ(applied->describe(), "tbf on " + lab_->a() +
-                                       "/va: rate 100000000bit burst 15140 limit 1514000");
+    EXPECT_EQ(applied->describe(),
+              "tbf on " + lab_->a() + "/va: rate 100000000bit burst 15140 limit 1514000");
     int st = -1;
     auto tc = nlohmann::json::parse(lab_->in_a("tc -j qdisc show dev va", &st));
     ASSERT_EQ(st, 0);

@@ -18,10 +18,14 @@ const std::string kFixtureDir = std::string(FABRICLAB_SOURCE_DIR) + "/tests/nete
 netlink::TbfSettings settings_of(const std::vector<std::string>& words) {
   netlink::TbfSettings t;
   for (size_t i = 0; i + 1 < words.size(); i += 2) {
-    if (words[i] == "rate") t.rate_bytes_per_s = std::stoull(words[i + 1]) / 8;  // "Nbit"
-    else if (words[i] == "burst") t.burst_bytes = static_cast<uint32_t>(std::stoul(words[i + 1]));
-    else if (words[i] == "limit") t.limit_bytes = static_cast<uint32_t>(std::stoul(words[i + 1]));
-    else ADD_FAILURE() << "unexpected tbf word " << words[i];
+    if (words[i] == "rate")
+      t.rate_bytes_per_s = std::stoull(words[i + 1]) / 8;  // "Nbit"
+    else if (words[i] == "burst")
+      t.burst_bytes = static_cast<uint32_t>(std::stoul(words[i + 1]));
+    else if (words[i] == "limit")
+      t.limit_bytes = static_cast<uint32_t>(std::stoul(words[i + 1]));
+    else
+      ADD_FAILURE() << "unexpected tbf word " << words[i];
   }
   return t;
 }

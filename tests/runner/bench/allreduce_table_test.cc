@@ -58,9 +58,9 @@ TEST(AllreduceTable, ColumnHeadersAreNcclTests) {
   ASSERT_NE(header, lines.end());
   // nccl-tests' writeResultHeader(): the same words in the same order, then ours.
   EXPECT_EQ(words_of(*header),
-            (std::vector<std::string>{"#", "size", "count", "type", "redop", "root", "time", "algbw",
-                                      "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "oop",
-                                      "ip"}));
+            (std::vector<std::string>{"#", "size", "count", "type", "redop", "root", "time",
+                                      "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+                                      "#wrong", "oop", "ip"}));
   // nccl-tests' own format string (src/util.cu, writeResultHeader()).
   char expected[256];
   std::snprintf(expected, sizeof expected,

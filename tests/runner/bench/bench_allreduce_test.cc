@@ -25,8 +25,20 @@ using fabriclab::testing::run_command;
 using namespace std::chrono_literals;
 
 std::vector<std::string> bench_argv(std::vector<std::string> extra) {
-  std::vector<std::string> argv = {FABRICLAB_BINARY, "-q", "bench", "allreduce", "-b", "64K",
-                                   "-e", "256K", "-n", "3", "-w", "1", "--iperf-seconds", "1"};
+  std::vector<std::string> argv = {FABRICLAB_BINARY,
+                                   "-q",
+                                   "bench",
+                                   "allreduce",
+                                   "-b",
+                                   "64K",
+                                   "-e",
+                                   "256K",
+                                   "-n",
+                                   "3",
+                                   "-w",
+                                   "1",
+                                   "--iperf-seconds",
+                                   "1"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return argv;
 }
@@ -70,8 +82,8 @@ TEST(BenchAllreduce, CleanRunHasNoWrongElementsAndConsistentFigures) {
 
 TEST(BenchAllreduce, FourRanksTableAndAWrongReductionIsCaught) {
   SKIP_UNLESS_NETNS_PRIVILEGES();
-  const auto run = run_command(bench_argv({"--ranks", "4", "--wrong-reduction"}), {},
-                               std::chrono::seconds(120));
+  const auto run =
+      run_command(bench_argv({"--ranks", "4", "--wrong-reduction"}), {}, std::chrono::seconds(120));
   ASSERT_TRUE(run.status.exited) << run.output;
   EXPECT_EQ(run.status.code, 1) << "#wrong > 0 must fail the run\n" << run.output;
   EXPECT_NE(run.output.find("# fabriclab bench allreduce: 4 ranks"), std::string::npos)
