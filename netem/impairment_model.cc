@@ -83,14 +83,13 @@ void ImpairmentModel::check_supported(const Spec& spec) {
   auto refuse = [](const std::string& word, const std::string& why) {
     throw InputError("netem spec word '" + word + "': the userspace backend cannot reproduce it (" +
                      why +
-                     "); expected only delay, distribution, loss, reorder and limit, or use "
+                     "); expected only delay, distribution, loss, reorder, rate and limit, or use "
                      "--backend netem on a kernel with sch_netem");
   };
   if (spec.duplicate > 0) refuse("duplicate", "NFQUEUE can accept or drop a packet, not copy it");
   if (spec.corrupt > 0 || spec.corrupt_given)
     refuse("corrupt", "packets are queued without their bytes");
   if (spec.ecn) refuse("ecn", "marking CE needs the packet's bytes");
-  if (spec.rate_bytes_per_s > 0) refuse("rate", "use a tbf or htb qdisc for rate limits");
   if (spec.slot.given) refuse("slot", "not implemented in userspace");
 }
 

@@ -18,8 +18,9 @@
 //     out at once with probability P (netem puts it at the head of its queue).
 //
 // What this model cannot do from userspace, and the backend refuses with an
-// InputError: duplicate, corrupt, ecn, rate and slot (they need the packet's
-// bytes or a serializing link; see userspace_backend.h).
+// InputError: duplicate, corrupt, ecn and slot (they need the packet's bytes
+// or slotted release; see userspace_backend.h). `rate` is not a per-packet
+// draw: the queue worker serializes packets itself (rate_serializer.h).
 //
 // Deterministic: the same spec and seed give the same sequence of decisions.
 // Not thread-safe (one queue worker owns it).

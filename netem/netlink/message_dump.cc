@@ -221,6 +221,36 @@ void htb_options(std::ostream& o, const nlattr* opts, int d) {
   });
 }
 
+void tbf_options(std::ostream& o, const nlattr* opts, int d) {
+  for_each_nested(opts, [&](const nlattr* a) {
+    switch (mnl_attr_get_type(a)) {
+      case TCA_TBF_PARMS: {
+        tc_tbf_qopt q;
+        head(o, d, "TCA_TBF_PARMS", a);
+        if (get(a, &q))
+          o << ": rate " << q.rate.rate << " bytes/s (~0: see 64), limit " << q.limit
+            << " bytes, buffer " << ticks(q.buffer) << ", cell_log " << int(q.rate.cell_log);
+        break;
+      }
+      case TCA_TBF_BURST:
+        head(o, d, "TCA_TBF_BURST", a);
+        o << ": " << mnl_attr_get_u32(a) << " bytes";
+        break;
+      case TCA_TBF_RATE64:
+        head(o, d, "TCA_TBF_RATE64", a);
+        o << ": " << mnl_attr_get_u64(a) << " bytes/s";
+        break;
+      case TCA_TBF_RTAB:
+        head(o, d, "TCA_TBF_RTAB", a);
+        o << ": 256 transmit times";
+        break;
+      default:
+        head(o, d, "TCA_TBF_?", a);
+    }
+    o << "\n";
+  });
+}
+
 void u32_options(std::ostream& o, const nlattr* opts, int d) {
   for_each_nested(opts, [&](const nlattr* a) {
     switch (mnl_attr_get_type(a)) {
@@ -284,6 +314,8 @@ std::string describe_message(const Message& m) {
           htb_options(o, a, 2);
         else if (kind == "u32")
           u32_options(o, a, 2);
+        else if (kind == "tbf")
+          tbf_options(o, a, 2);
         break;
       default:
         head(o, 1, "TCA_?", a);

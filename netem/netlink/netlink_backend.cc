@@ -12,7 +12,9 @@
 #include "netem/netlink/kernel_error.h"
 #include "netem/netlink/limit.h"
 #include "netem/netlink/netlink_leftovers.h"
+#include "netem/netlink/netlink_probe.h"
 #include "netem/netlink/peer_filter.h"
+#include "netem/netlink/tbf_qdisc.h"
 #include "netem/spec_parse.h"
 
 namespace fabriclab::netem::netlink {
@@ -68,13 +70,14 @@ bool remove_owned(RtnlSocket& sock, int ifindex, const Owned& owned) {
 class NetlinkApplied : public Applied {
  public:
   NetlinkApplied(std::unique_ptr<RtnlSocket> sock, Target target, int ifindex, Owned owned,
-                 uint32_t netem_handle, Spec spec)
+                 uint32_t netem_handle, std::string kind, std::string words)
       : sock_(std::move(sock)),
         target_(std::move(target)),
         ifindex_(ifindex),
         owned_(owned),
         netem_handle_(netem_handle),
-        spec_(std::move(spec)) {}
+        kind_(std::move(kind)),
+        words_(std::move(words)) {}
 
   ~NetlinkApplied() override {
     if (released_) return;
@@ -92,7 +95,7 @@ class NetlinkApplied : public Applied {
   Stats stats() const override {
     Stats s;
     for (const QdiscInfo& q : list_qdiscs(*sock_, ifindex_)) {
-      if (q.handle != netem_handle_ || q.kind != "netem") continue;
+      if (q.handle != netem_handle_ || q.kind != kind_) continue;
       // The qdisc counts a packet when it leaves; a dropped one never leaves
       // and a held one has not yet. Stats::packets is what went into the
       // impairment (as the userspace backend counts it): all three. Seen on
@@ -110,7 +113,7 @@ class NetlinkApplied : public Applied {
   std::string describe() const override {
     std::string peers;
     for (const std::string& p : target_.peers) peers += (peers.empty() ? " to " : ", ") + p;
-    return "netem on " + where(target_) + peers + ": " + print_spec(spec_);
+    return kind_ + " on " + where(target_) + peers + ": " + words_;
   }
 
   bool release() override {
@@ -123,14 +126,26 @@ class NetlinkApplied : public Applied {
   Target target_;
   int ifindex_;
   Owned owned_;
-  uint32_t netem_handle_;
-  Spec spec_;
+  uint32_t netem_handle_;  // of the impairing qdisc (netem, or tbf for a rate)
+  std::string kind_;       // "netem" or "tbf"
+  std::string words_;      // its tc words
   bool released_ = false;
 };
 
 }  // namespace
 
 NetlinkBackend::NetlinkBackend(NetlinkOptions options) : options_(std::move(options)) {}
+
+bool NetlinkBackend::shapes_with_tbf(const Spec& spec) const {
+  if (!is_rate_only(spec) || options_.rate_shaper == RateShaper::kNetem) return false;
+  if (options_.rate_shaper == RateShaper::kTbf) return true;
+  if (netem_known_absent_ < 0) {
+    std::string why;
+    netem_known_absent_ = probe_backend(&why) == Availability::kNo;
+    if (netem_known_absent_) spdlog::info("rate: no sch_netem here ({}); shaping with tbf", why);
+  }
+  return netem_known_absent_ == 1;
+}
 
 std::vector<PlannedMessage> NetlinkBackend::plan(const Target& target, const Spec& spec,
                                                  int ifindex) const {
@@ -139,7 +154,15 @@ std::vector<PlannedMessage> NetlinkBackend::plan(const Target& target, const Spe
     throw InputError(
         "the netem backend impairs what leaves a device (a qdisc on its egress); impair the "
         "sending side's device instead, or use --backend userspace for arriving packets");
-  Spec s = with_limit(spec);
+  // A rate alone without sch_netem: a token bucket filter where netem would sit.
+  const bool tbf = shapes_with_tbf(spec);
+  const Spec s = tbf ? spec : with_limit(spec);
+  const std::string kind = tbf ? "tbf" : "netem";
+  const std::string words = tbf ? tbf_words(tbf_for_rate(spec)) : print_spec(s);
+  auto impairing_qdisc = [&](QdiscCommand cmd, const QdiscPlace& place, uint32_t seq) {
+    return tbf ? build_tbf_qdisc(cmd, place, tbf_for_rate(spec), seq)
+               : build_netem_qdisc(cmd, place, s, seq);
+  };
   std::vector<PeerAddress> peers;
   for (const std::string& p : target.peers) peers.push_back(parse_peer_address(p));
   const std::string dev = target.device;
@@ -152,11 +175,10 @@ std::vector<PlannedMessage> NetlinkBackend::plan(const Target& target, const Spe
     std::string verb = options_.mode == ApplyMode::kAdd      ? "add"
                        : options_.mode == ApplyMode::kChange ? "change"
                                                              : "replace";
-    out.push_back({verb + " netem qdisc " + format_handle(o.handle) + " at " +
+    out.push_back({verb + " " + kind + " qdisc " + format_handle(o.handle) + " at " +
                        (o.parent == TC_H_ROOT ? "root" : "parent " + format_handle(o.parent)) +
                        " of " + dev,
-                   print_spec(s), "netem", false,
-                   build_netem_qdisc(command_for(options_.mode), place, s, seq++)});
+                   words, kind, false, impairing_qdisc(command_for(options_.mode), place, seq++)});
     return out;
   }
 
@@ -166,8 +188,8 @@ std::vector<PlannedMessage> NetlinkBackend::plan(const Target& target, const Spe
         "root (htb fab0:); drop one of them");
   QdiscPlace leaf{ifindex, kImpairedClass, kLeafHandle};
   if (options_.mode == ApplyMode::kChange) {
-    out.push_back({"change netem qdisc fab2: under class fab0:2 of " + dev, print_spec(s), "netem",
-                   false, build_netem_qdisc(QdiscCommand::kChange, leaf, s, seq++)});
+    out.push_back({"change " + kind + " qdisc fab2: under class fab0:2 of " + dev, words, kind,
+                   false, impairing_qdisc(QdiscCommand::kChange, leaf, seq++)});
     return out;
   }
   if (options_.mode == ApplyMode::kReplace)
@@ -181,8 +203,8 @@ std::vector<PlannedMessage> NetlinkBackend::plan(const Target& target, const Spe
                  "", false, build_htb_class(ifindex, kDefaultClass, seq++)});
   out.push_back({"add htb class fab0:2", "impaired; 100gbit", "", false,
                  build_htb_class(ifindex, kImpairedClass, seq++)});
-  out.push_back({"add netem qdisc fab2: under class fab0:2", print_spec(s), "netem", false,
-                 build_netem_qdisc(QdiscCommand::kAdd, leaf, s, seq++)});
+  out.push_back({"add " + kind + " qdisc fab2: under class fab0:2", words, kind, false,
+                 impairing_qdisc(QdiscCommand::kAdd, leaf, seq++)});
   for (const PeerAddress& p : peers)
     out.push_back({"add u32 filter on " + dev, "destination " + p.text + " -> class fab0:2", "",
                    false, build_u32_dst_filter(ifindex, p, seq++)});
@@ -250,10 +272,12 @@ std::unique_ptr<Applied> NetlinkBackend::apply(const Target& target, const Spec&
     }
   }
   uint32_t netem_handle = peers ? kLeafHandle : owned.handle;
-  spdlog::info("netem: {} on {}{}", print_spec(with_limit(spec)), where(target),
+  const bool tbf = shapes_with_tbf(spec);
+  const std::string words = tbf ? tbf_words(tbf_for_rate(spec)) : print_spec(with_limit(spec));
+  spdlog::info("{}: {} on {}{}", tbf ? "tbf" : "netem", words, where(target),
                peers ? " (peer filter)" : "");
   return std::make_unique<NetlinkApplied>(std::move(sock), target, ifindex, owned, netem_handle,
-                                          with_limit(spec));
+                                          tbf ? "tbf" : "netem", words);
 }
 
 Leftovers NetlinkBackend::remove_leftovers(const Target& target, bool dry_run) {

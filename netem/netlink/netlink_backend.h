@@ -6,6 +6,8 @@
 //   with peers: htb root fab0: default 1, classes fab0:1 (unimpaired) and
 //               fab0:2 (impaired) with netem fab2: as its leaf, and one u32
 //               filter per peer address sending it to fab0:2 (peer_filter.h).
+// A spec of only `rate` on a kernel without sch_netem gets a tbf in netem's
+// place, same handles (tbf_qdisc.h; RateShaper).
 // `limit` is derived from rate x delay when the spec gives none (limit.h).
 //
 // Ownership: the Applied handle deletes what apply() created (the root qdisc
@@ -31,9 +33,15 @@ namespace fabriclab::netem::netlink {
 
 enum class ApplyMode { kAdd, kChange, kReplace };
 
+// What shapes a spec of only `rate` (and `limit`): sch_netem's own rate, or a
+// token bucket filter (tbf_qdisc.h). kAuto: tbf when the kernel has no
+// sch_netem (netlink_probe.h, asked once per backend), else netem.
+enum class RateShaper { kAuto, kNetem, kTbf };
+
 struct NetlinkOptions {
   ApplyMode mode = ApplyMode::kAdd;
   std::string parent;  // "" = root; else a tc class id such as "1:10"
+  RateShaper rate_shaper = RateShaper::kAuto;
 };
 
 // One message of a plan, with what it does in words.
@@ -58,8 +66,12 @@ class NetlinkBackend : public Backend {
   // (--dry-run prints them; nothing is sent). Throws InputError like apply().
   std::vector<PlannedMessage> plan(const Target& target, const Spec& spec, int ifindex) const;
 
+  // True when `spec` goes on a tbf instead of netem (RateShaper).
+  bool shapes_with_tbf(const Spec& spec) const;
+
  private:
   NetlinkOptions options_;
+  mutable int netem_known_absent_ = -1;  // -1: not asked yet; the probe's answer, cached
 };
 
 // Removes fabriclab's impairment from target.device: the root qdisc if its

@@ -14,12 +14,19 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "netem/userspace/held_packets.h"
 #include "netem/impairment_model.h"
+#include "netem/netlink/limit.h"
+#include "netem/rate_serializer.h"
+#include "netem/userspace/held_packets.h"
 
 namespace fabriclab::netem::userspace {
 
 namespace {
+
+// NFQUEUE reports the IP packet's length; a qdisc on the Ethernet device
+// (netem, tbf) counts the frame, its 14-byte header included. A rate is
+// charged for the frame, as netem charges it.
+constexpr uint32_t kEthernetHeaderBytes = 14;
 
 int64_t now_ns() {
   timespec ts;
@@ -75,8 +82,13 @@ void QueueWorker::run(Spec spec, uint64_t seed) {
   }
 
   ImpairmentModel model(spec, seed);
+  RateSerializer serializer(spec);
   const bool in_order = model.keeps_order();
-  const size_t limit = spec.limit_packets;  // 0: no limit of ours
+  // 0: no limit of ours. A rate builds a queue, so it gets netem's limit
+  // (the one the netem backend would send: netlink/limit.h) when none is given.
+  const size_t limit = spec.limit_packets    ? spec.limit_packets
+                       : serializer.active() ? netlink::derive_limit_packets(spec)
+                                             : 0;
   HeldPackets held;
 
   auto on_packet = [&](uint32_t id, uint32_t length) {
@@ -89,11 +101,13 @@ void QueueWorker::run(Spec spec, uint64_t seed) {
       drops_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    if (fate.delay_ns == 0 && !in_order) {
+    if (fate.delay_ns == 0 && !in_order && !serializer.active()) {
       socket_->add_verdict(id, NF_ACCEPT);  // reordered (or no delay): out now
       return;
     }
-    held.push(now_ns() + fate.delay_ns, id);
+    held.push(serializer.departure_ns(now_ns(), fate.delay_ns, length + kEthernetHeaderBytes,
+                                      held.empty()),
+              id);
   };
 
   // Accepts what is due (all of it when `until` is max). In order, the

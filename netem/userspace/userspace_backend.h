@@ -17,8 +17,11 @@
 //
 // Supported words: delay/jitter/correlation, distribution (uniform, normal,
 // pareto, paretonormal), loss random/state/gemodel with correlation, reorder
-// (with gap), limit. Refused with an InputError: duplicate, corrupt, ecn, rate,
-// slot (they need the packet's bytes or a serializing queue).
+// (with gap), rate (netem's serialization, rate_serializer.h: each packet
+// charged its IP length + a 14-byte Ethernet header; a GSO aggregate --
+// segmentation_offload = true -- as one frame), limit (with a rate and no
+// limit, netem's derived one, netlink/limit.h). Refused with an InputError:
+// duplicate, corrupt, ecn, slot (they need the packet's bytes).
 //
 // Lifetime: the impairment lives in this process. Destroying the Applied
 // deletes the nftables tables first (no new packets), then accepts everything

@@ -16,7 +16,11 @@
 //      row in twenty misses by chance -- that is what 95% means);
 //   3. TCP throughput: `iperf3` through the backend with an empty spec (every
 //      packet passes the impairment machinery, none is delayed) against the
-//      bare link, alternating rounds, medians. Target: >= 0.8x.
+//      bare link, alternating rounds, medians. Target: >= 0.8x;
+//   4. rate: `iperf3` TCP goodput through `rate 100mbit` and `rate 1gbit`
+//      against the configured rate. Target: within 5%. Without sch_netem the
+//      netem backend is still measured here: it shapes `rate` alone with a
+//      tbf (netem/netlink/tbf_qdisc.h).
 // Units: ms for delays, % for loss, Gbit/s for throughput. Quantiles are
 // nearest-rank on the sorted samples.
 //

@@ -7,12 +7,15 @@
 # rejects the message after strace has seen it). A command tc refuses to send
 # is recorded as "result: rejected" with tc's message.
 #
-# Usage: tests/netem/capture_fixtures.sh        (root, or unprivileged with
-#        user namespaces: it re-runs itself under `unshare -U -r`)
+# Usage: tests/netem/capture_fixtures.sh [DIR]  (root, or unprivileged with
+#        user namespaces: it re-runs itself under `unshare -U -r`). DIR holds
+#        commands.txt and the fixtures: tests/netem/fixtures (netem, the
+#        default) or tests/netem/fixtures/tbf (the shaper `rate` uses without
+#        sch_netem).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-fixtures="$here/fixtures"
+fixtures="${1:-$here/fixtures}"
 commands="$fixtures/commands.txt"
 
 for tool in tc strace unshare; do
@@ -27,7 +30,7 @@ n=0
 while IFS= read -r line; do
   case "$line" in ''|'#'*) continue ;; esac
   n=$((n + 1))
-  slug=$(printf '%s' "$line" | sed -e 's/.* netem *//' -e 's/[^A-Za-z0-9.]\+/_/g' | cut -c1-60)
+  slug=$(printf '%s' "$line" | sed -e 's/.* \(netem\|tbf\) *//' -e 's/[^A-Za-z0-9.]\+/_/g' | cut -c1-60)
   file=$(printf '%s/%03d-%s.txt' "$fixtures" "$n" "$slug")
   # shellcheck disable=SC2086  # the words are meant to be split, as a shell would
   trace=$(unshare -n strace -f -qq -e trace=sendmsg -e write=all tc qdisc $line 2>&1 || true)

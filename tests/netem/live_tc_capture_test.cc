@@ -6,7 +6,9 @@
 
 #include <fstream>
 
+#include "netem/netlink/peer_filter.h"
 #include "netem/netlink/qdisc_message.h"
+#include "netem/netlink/tbf_qdisc.h"
 #include "netem/spec_parse.h"
 #include "tests/netem/tc_fixture.h"
 
@@ -35,6 +37,24 @@ TEST(LiveTcCapture, OurBytesMatchTcOnThisMachine) {
     ++compared;
   }
   EXPECT_GE(compared, 50);
+}
+
+// What we derive for netem's words, sent by tc on this machine, against ours.
+TEST(TbfQdisc, LiveTcSendsOurBytesForTheDerivedWords) {
+  std::string why;
+  if (!testing::can_capture_tc(&why)) GTEST_SKIP() << why;
+  for (const char* words :
+       {"rate 1gbit", "rate 250mbit limit 2000", "rate 100kbit", "rate 5gbit"}) {
+    SCOPED_TRACE(words);
+    const netlink::TbfSettings t = netlink::tbf_for_rate(parse_spec(words));
+    const std::string args = "add dev lo root handle fab0: tbf " + netlink::tbf_words(t);
+    const auto tc_bytes = testing::capture_tc(args);
+    ASSERT_TRUE(tc_bytes.has_value()) << "tc sent nothing for: tc qdisc " << args;
+    netlink::QdiscPlace root{1, 0xFFFFFFFFu, netlink::kRootHandle};
+    EXPECT_EQ(testing::compare_messages(
+                  netlink::build_tbf_qdisc(netlink::QdiscCommand::kAdd, root, t, 1), *tc_bytes),
+              "");
+  }
 }
 
 }  // namespace

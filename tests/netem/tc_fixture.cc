@@ -83,7 +83,7 @@ TcQdiscCommand parse_tc_command(const std::string& line) {
     c.command = netlink::QdiscCommand::kDelete;
   else
     throw std::runtime_error("unknown command in: " + line);
-  while (i < w.size() && w[i] != "netem") {
+  while (i < w.size() && w[i] != "netem" && w[i] != "tbf") {
     if (w[i] == "dev")
       i += 2;
     else if (w[i] == "root")
@@ -95,7 +95,7 @@ TcQdiscCommand parse_tc_command(const std::string& line) {
     else
       throw std::runtime_error("unknown word '" + w[i] + "' in: " + line);
   }
-  if (i < w.size()) ++i;  // "netem"
+  if (i < w.size()) c.kind = w[i++];  // "netem" or "tbf"
   c.netem_words.assign(w.begin() + static_cast<long>(i), w.end());
   return c;
 }

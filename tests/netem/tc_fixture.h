@@ -24,11 +24,12 @@ struct TcFixture {
 // Every fixture file in `dir`, sorted by name.
 std::vector<TcFixture> load_fixtures(const std::string& dir);
 
-// `tc qdisc CMD dev lo (root | parent H) [handle H] netem WORDS...` parsed.
+// `tc qdisc CMD dev lo (root | parent H) [handle H] (netem|tbf) WORDS...` parsed.
 struct TcQdiscCommand {
   netlink::QdiscCommand command = netlink::QdiscCommand::kAdd;
   netlink::QdiscPlace place;  // ifindex 1 (lo in a fresh namespace)
-  std::vector<std::string> netem_words;
+  std::string kind = "netem";
+  std::vector<std::string> netem_words;  // the words after the kind (netem's or tbf's)
 };
 TcQdiscCommand parse_tc_command(const std::string& line);
 

@@ -1,0 +1,269 @@
+#include "runner/bench/allreduce_bench.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <regex>
+#include <stdexcept>
+#include <thread>
+
+#include "common/input_error.h"
+#include "common/temp_dir.h"
+#include "netem/impairment.h"
+#include "netem/spec_parse.h"
+#include "runner/bench/allreduce_table.h"
+#include "runner/bench/iperf_client.h"
+#include "runner/bench/step_rate.h"
+#include "runner/ledger/ledger.h"
+#include "runner/ledger/run_id.h"
+#include "runner/process/process.h"
+#include "runner/process/stop_signals.h"
+#include "runner/topology/lab_network.h"
+#include "runner/topology/topology.h"
+#include "runner/topology/user_namespace.h"
+
+namespace fabriclab::runner::bench {
+namespace {
+
+constexpr int kRendezvousPort = 29500;  // in rank 0's own, fresh namespace: always free
+
+void validate(const AllreduceBenchOptions& o) {
+  if (o.min_bytes < 1) throw InputError("-b/--minbytes must be >= 1");
+  if (o.max_bytes < o.min_bytes)
+    throw InputError("-e/--maxbytes (" + std::to_string(o.max_bytes) +
+                     ") must be >= -b/--minbytes (" + std::to_string(o.min_bytes) + ")");
+  if (o.max_bytes > (int64_t{1} << 30)) throw InputError("-e/--maxbytes must be <= 1G");
+  if (o.step_factor < 2) throw InputError("-f/--stepfactor must be >= 2");
+  if (o.iters < 1) throw InputError("-n/--iters must be >= 1");
+  if (o.warmup < 0) throw InputError("-w/--warmup_iters must be >= 0");
+  if (o.ranks < 2 || o.ranks > 16) throw InputError("--ranks must be in 2..16");
+  if (o.channels < 1 || o.channels > 16) throw InputError("--channels must be in 1..16");
+  if (o.segment_bytes < 0 || o.segment_bytes % 4 != 0)
+    throw InputError("--segment-bytes must be a multiple of 4 (0: Gloo's default)");
+  if (!o.impair.empty()) {
+    try {
+      netem::parse_spec(o.impair);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--impair: ") + e.what());
+    }
+  }
+}
+
+std::string tail_of(const std::string& path, size_t max_chars = 1500) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
+}
+
+std::vector<std::string> rank_argv(const AllreduceBenchOptions& o,
+                                   const std::vector<int64_t>& sizes, const std::string& results) {
+  std::string size_list;
+  for (int64_t s : sizes) size_list += (size_list.empty() ? "" : ",") + std::to_string(s);
+  std::vector<std::string> argv = {o.program,
+                                   "bench",
+                                   "allreduce-rank",
+                                   "--sizes",
+                                   size_list,
+                                   "--iters",
+                                   std::to_string(o.iters),
+                                   "--warmup",
+                                   std::to_string(o.warmup),
+                                   "--check",
+                                   std::to_string(o.check),
+                                   "--channels",
+                                   std::to_string(o.channels),
+                                   "--results",
+                                   results,
+                                   "--timeout",
+                                   std::to_string(o.timeout_s)};
+  if (o.wrong_reduction) argv.push_back("--wrong-reduction");
+  if (o.segment_bytes > 0) {
+    argv.push_back("--segment-bytes");
+    argv.push_back(std::to_string(o.segment_bytes));
+  }
+  return argv;
+}
+
+// Ctrl-C, SIGTERM, SIGHUP: unwind (ranks, impairment, namespaces go through
+// their destructors) instead of dying with them in place.
+void throw_if_stopped() {
+  if (StopSignals::stop_requested())
+    throw std::runtime_error("stopped by signal " + std::to_string(StopSignals::stop_signal()) +
+                             "; everything it created is removed");
+}
+
+// Launches every rank, waits for all; throws with the failing rank's output.
+void run_ranks(const AllreduceBenchOptions& o, const LabNetwork& network, Ledger& ledger,
+               const std::vector<int64_t>& sizes, const TempDir& tmp,
+               std::vector<std::string>& results) {
+  std::vector<Process> ranks;
+  std::vector<std::string> logs;
+  for (const LocalRank& r : network.local_ranks()) {
+    results.push_back(tmp.file("rank" + std::to_string(r.rank) + ".jsonl"));
+    logs.push_back(tmp.file("rank" + std::to_string(r.rank) + ".log"));
+    LaunchSpec spec;
+    spec.argv = rank_argv(o, sizes, results.back());
+    spec.env = torchrun_environment(network.master_addr(), kRendezvousPort, r.rank,
+                                    network.world_size(), r.local_rank, r.local_world_size);
+    spec.env["FABRICLAB_BIND_ADDR"] = r.bind_addr;
+    spec.netns_fd = r.netns_fd;
+    spec.netns_label = r.netns_label;
+    spec.stdout_stream = Redirect::file(logs.back());
+    spec.stderr_stream = Redirect::append(logs.back());
+    spec.label = "allreduce rank " + std::to_string(r.rank);
+    ranks.push_back(Process::launch(spec, &ledger));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
+  for (;;) {
+    size_t done = 0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const auto status = ranks[r].poll();
+      if (!status) continue;
+      if (!status->success()) {
+        terminate_all(ranks);
+        throw std::runtime_error(ranks[r].label() + " " + status->describe() + "; its output:\n" +
+                                 tail_of(logs[r]));
+      }
+      ++done;
+    }
+    if (done == ranks.size()) return;
+    if (StopSignals::stop_requested()) {
+      terminate_all(ranks);
+      throw_if_stopped();
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      terminate_all(ranks);
+      throw std::runtime_error("allreduce ranks did not finish within " +
+                               std::to_string(o.timeout_s) + " s (--timeout)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// nccl-tests' default (-a 1): the time is the mean over ranks; #wrong is
+// summed over ranks.
+std::vector<AllreduceRow> combine(const std::vector<std::string>& results) {
+  std::vector<AllreduceRow> rows;
+  for (const std::string& path : results) {
+    const std::vector<nlohmann::json> lines = read_json_lines(path);
+    if (rows.empty()) rows.resize(lines.size());
+    if (lines.size() != rows.size())
+      throw std::runtime_error(path + ": " + std::to_string(lines.size()) + " sizes, expected " +
+                               std::to_string(rows.size()));
+    for (size_t i = 0; i < lines.size(); ++i) {
+      AllreduceRow& row = rows[i];
+      row.size_bytes = lines[i].at("size").get<int64_t>();
+      row.count = lines[i].at("count").get<int64_t>();
+      for (auto [key, place] :
+           {std::pair{"out_of_place", &row.out_of_place}, std::pair{"in_place", &row.in_place}}) {
+        place->time_us += lines[i].at(key).at("time_us").get<double>() / results.size();
+        const int64_t wrong = lines[i].at(key).at("wrong").get<int64_t>();
+        place->wrong = wrong < 0 ? -1 : std::max<int64_t>(place->wrong, 0) + wrong;
+      }
+    }
+  }
+  return rows;
+}
+
+std::string describe_impairment(const AllreduceBenchOptions& o, const netem::Backend& backend) {
+  std::string links;
+  for (const std::string& l : o.links) links += (links.empty() ? "" : ",") + l;
+  return o.impair + " on links " + links + " (backend " + backend.name() + ")";
+}
+
+}  // namespace
+
+std::vector<int64_t> allreduce_sizes(int64_t min_bytes, int64_t max_bytes, int64_t step_factor) {
+  std::vector<int64_t> sizes;
+  for (int64_t size = min_bytes; size <= max_bytes; size *= step_factor) {
+    sizes.push_back(std::max<int64_t>(4, size / 4 * 4));
+  }
+  return sizes;
+}
+
+std::vector<int> parse_link_words(const std::vector<std::string>& words, int ranks) {
+  std::vector<int> result;
+  static const std::regex kRank("r([0-9]+)");
+  for (const std::string& word : words) {
+    std::smatch m;
+    if (word == "all") {
+      for (int i = 0; i < ranks; ++i) result.push_back(i);
+    } else if (std::regex_match(word, m, kRank) && std::stoi(m[1]) < ranks) {
+      result.push_back(std::stoi(m[1]));
+    } else {
+      throw InputError("--links: '" + word + "' is not a rank of this lab: expected all or r0..r" +
+                       std::to_string(ranks - 1));
+    }
+  }
+  std::sort(result.begin(), result.end());
+  result.erase(std::unique(result.begin(), result.end()), result.end());
+  return result;
+}
+
+int run_allreduce_bench(const AllreduceBenchOptions& o) {
+  validate(o);
+  const std::vector<int> link_ranks = parse_link_words(o.links, o.ranks);
+  std::string why;
+  enter_rootless_namespace_if_needed(&why);
+  if (!why.empty()) spdlog::info("{}", why);
+  StopSignals::install();
+
+  const std::vector<int64_t> sizes = allreduce_sizes(o.min_bytes, o.max_bytes, o.step_factor);
+  TempDir tmp("fabriclab-bench-allreduce");
+  Ledger ledger(make_run_id());
+  TopologySpec spec;
+  spec.ranks = o.ranks;
+  spec.run_id = ledger.run_id();
+  spec.segmentation_offload = o.segmentation_offload;
+  const std::unique_ptr<Topology> topology = Topology::build(spec, ledger);
+  const NamespaceNetwork network(*topology);
+
+  AllreduceReport report;
+  report.run_id = ledger.run_id();
+  report.ranks = o.ranks;
+  report.transport = "gloo tcp, " + std::to_string(o.channels) + " channel(s) per rank";
+  std::unique_ptr<netem::Backend> backend;
+  std::vector<std::unique_ptr<netem::Applied>> applied;  // removed before the topology
+  if (!o.impair.empty()) {
+    backend = netem::make_backend(netem::parse_backend_kind(o.backend), &why);
+    spdlog::info("{}", why);
+    const netem::Spec impairment = netem::parse_spec(o.impair);
+    for (const netem::Target& t : network.impairment_targets(link_ranks, backend->link_direction()))
+      applied.push_back(backend->apply(t, impairment));
+    for (const auto& a : applied) spdlog::info("impairment: {}", a->describe());
+    throw_if_stopped();
+    report.impairment = describe_impairment(o, *backend);
+  }
+
+  const RankNetwork& r0 = topology->rank(0);
+  const RankNetwork& r1 = topology->rank(1);
+  spdlog::info("measuring the line rate: iperf3 -t {} from {} to {}", o.iperf_seconds, r0.netns,
+               r1.ipv4);
+  const IperfEnds ends{r0.netns_fd, r1.netns_fd, r1.ipv4};
+  report.line.gbit_per_s = iperf_gbps(ends, o.iperf_seconds, tmp);
+  // An allreduce sends and receives at once: what the link carries both ways
+  // is context for the busbw (doc/allreduce_bench.md).
+  report.line.bidir_gbit_per_s = iperf_gbps(ends, o.iperf_seconds, tmp, 5201, true);
+  throw_if_stopped();  // a signal during iperf3 lets it finish (seconds), then stops here
+  report.line.measured_how = "iperf3 TCP, one flow, -t " + std::to_string(o.iperf_seconds) +
+                             ", rank 0 -> rank 1 (" + r1.ipv4 + ")";
+
+  spdlog::info("allreduce: {} ranks, {} sizes from {} to {} bytes, {} iters after {} warmup",
+               o.ranks, sizes.size(), sizes.front(), sizes.back(), o.iters, o.warmup);
+  std::vector<std::string> results;
+  run_ranks(o, network, ledger, sizes, tmp, results);
+  report.rows = combine(results);
+
+  if (o.json)
+    std::printf("%s\n", allreduce_report_json(report).dump(2).c_str());
+  else
+    std::printf("%s", format_allreduce_table(report).c_str());
+  std::fflush(stdout);
+  return total_wrong(report) > 0 ? 1 : 0;
+}
+
+}  // namespace fabriclab::runner::bench

@@ -1,0 +1,157 @@
+#include "runner/bench/allreduce_rank.h"
+
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/math.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/tcp/device.h>
+#include <spdlog/spdlog.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <thread>
+
+#include "common/input_error.h"
+#include "runner/bench/allreduce_check.h"
+
+namespace fabriclab::runner::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ReduceFn = void (*)(void*, const void*, const void*, size_t);
+
+// The Gloo contexts of one rank, one per channel, each on its own device.
+class Channels {
+ public:
+  Channels(const trainer::Rendezvous& rv, int count) {
+    c10d::TCPStoreOptions options;
+    options.port = static_cast<uint16_t>(rv.master_port);
+    options.isServer = rv.rank == 0;
+    options.numWorkers = rv.world_size;
+    options.waitWorkers = true;
+    options.timeout = rv.timeout;
+    store_ = std::make_unique<c10d::ProcessGroupGloo::GlooStore>(
+        c10::make_intrusive<c10d::TCPStore>(rv.master_addr, options));
+    for (int c = 0; c < count; ++c) {
+      gloo::transport::tcp::attr attr;
+      if (!rv.iface.empty())
+        attr.iface = rv.iface;
+      else
+        attr.hostname = rv.bind_addr.empty() ? "127.0.0.1" : rv.bind_addr;
+      auto device = gloo::transport::tcp::CreateDevice(attr);
+      gloo::rendezvous::PrefixStore prefix("channel" + std::to_string(c), *store_);
+      auto context = std::make_shared<gloo::rendezvous::Context>(rv.rank, rv.world_size);
+      context->setTimeout(rv.timeout);
+      context->connectFullMesh(prefix, device);
+      contexts_.push_back(std::move(context));
+    }
+  }
+
+  size_t size() const { return contexts_.size(); }
+  const std::shared_ptr<gloo::Context>& operator[](size_t i) const { return contexts_[i]; }
+
+  void barrier() const {
+    gloo::BarrierOptions options(contexts_.front());
+    gloo::barrier(options);
+  }
+
+ private:
+  std::unique_ptr<c10d::ProcessGroupGloo::GlooStore> store_;
+  std::vector<std::shared_ptr<gloo::Context>> contexts_;
+};
+
+// One allreduce of `count` floats: `in` == nullptr means in-place on `out`.
+// Each channel reduces its own contiguous slice, concurrently.
+void allreduce(const Channels& channels, const float* in, float* out, size_t count, ReduceFn reduce,
+               size_t segment_bytes) {
+  auto slice = [&](size_t c) {
+    const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
+    if (end == begin) return;
+    gloo::AllreduceOptions options(channels[c]);
+    if (in != nullptr) options.setInput(const_cast<float*>(in) + begin, end - begin);
+    options.setOutput(out + begin, end - begin);
+    options.setReduceFunction(reduce);
+    if (segment_bytes > 0) options.setMaxSegmentSize(segment_bytes);
+    gloo::allreduce(options);
+  };
+  if (channels.size() == 1) return slice(0);
+  std::vector<std::thread> others;
+  for (size_t c = 1; c < channels.size(); ++c) others.emplace_back(slice, c);
+  slice(0);
+  for (std::thread& t : others) t.join();
+}
+
+struct PlaceResult {
+  double time_us = 0;
+  int64_t wrong = -1;
+};
+
+PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int rank,
+                    int world_size, std::vector<float>& in, std::vector<float>& out, bool in_place,
+                    ReduceFn reduce) {
+  const size_t count = out.size();
+  const float* input = in_place ? nullptr : in.data();
+  for (int i = 0; i < o.warmup; ++i)
+    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+  channels.barrier();
+  const auto start = Clock::now();
+  for (int i = 0; i < o.iters; ++i)
+    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+  const std::chrono::duration<double, std::micro> elapsed = Clock::now() - start;
+  PlaceResult result;
+  result.time_us = elapsed.count() / o.iters;
+  if (o.check) {
+    // Fresh data: in-place iterations have summed the sums many times over.
+    fill_allreduce_input(in_place ? out.data() : in.data(), count, rank);
+    if (!in_place) std::fill(out.begin(), out.end(), 0.0f);
+    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+    result.wrong = count_wrong_elements(out.data(), count, world_size);
+  }
+  return result;
+}
+
+nlohmann::json place_json(const PlaceResult& r) {
+  return {{"time_us", r.time_us}, {"wrong", r.wrong}};
+}
+
+}  // namespace
+
+void run_allreduce_rank(const trainer::Rendezvous& rv, const AllreduceRankOptions& o) {
+  trainer::validate(rv);
+  if (rv.world_size < 2) throw InputError("bench allreduce-rank needs WORLD_SIZE >= 2");
+  if (o.iters < 1 || o.warmup < 0 || o.channels < 1)
+    throw InputError("--iters must be >= 1, --warmup >= 0, --channels >= 1");
+  for (int64_t size : o.sizes_bytes)
+    if (size <= 0 || size % 4 != 0)
+      throw InputError("--sizes: " + std::to_string(size) + " is not a positive multiple of 4");
+  std::ofstream results(o.results_path, std::ios::trunc);
+  if (!results) throw InputError("--results " + o.results_path + ": cannot write");
+
+  const ReduceFn reduce = o.wrong_reduction ? static_cast<ReduceFn>(&gloo::max<float>)
+                                            : static_cast<ReduceFn>(&gloo::sum<float>);
+  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s)", rv.rank, rv.master_addr,
+               rv.master_port, o.channels);
+  Channels channels(rv, o.channels);
+  for (int64_t size : o.sizes_bytes) {
+    const size_t count = static_cast<size_t>(size / 4);
+    std::vector<float> in(count), out(count);
+    fill_allreduce_input(in.data(), count, rv.rank);
+    const PlaceResult oop = measure(channels, o, rv.rank, rv.world_size, in, out, false, reduce);
+    fill_allreduce_input(out.data(), count, rv.rank);
+    const PlaceResult ip = measure(channels, o, rv.rank, rv.world_size, in, out, true, reduce);
+    results << nlohmann::json{{"size", size},
+                              {"count", count},
+                              {"out_of_place", place_json(oop)},
+                              {"in_place", place_json(ip)}}
+                   .dump()
+            << std::endl;
+  }
+  channels.barrier();  // nobody closes its connections while a peer still reads
+}
+
+}  // namespace fabriclab::runner::bench

@@ -1,0 +1,52 @@
+// One rank of `fabriclab bench allreduce` (what the benchmark launches in
+// each lab namespace as `fabriclab bench allreduce-rank`): nccl-tests'
+// all_reduce_perf loop over Gloo's TCP transport, for one process.
+//
+// Rendezvous as the trainer's (trainer/process_group.h: a c10d TCPStore at
+// MASTER_ADDR:MASTER_PORT, hosted by rank 0); Gloo binds to the lab address.
+// `channels` > 1 opens that many Gloo contexts, each with its own device
+// (its own TCP connections and event-loop thread), and splits every buffer
+// into that many contiguous slices reduced concurrently, one per channel --
+// NCCL's channels, in Gloo's terms.
+//
+// For each size: `warmup` untimed allreduces, then `iters` timed ones,
+// out-of-place (input and output buffers apart) and then in-place; with
+// `check`, one more of each on freshly filled data whose result is checked
+// element by element (allreduce_check.h). Each rank writes one JSON line per
+// size to `results_path`:
+//   {"size": B, "count": N, "out_of_place": {"time_us": T, "wrong": W},
+//    "in_place": {...}}
+// with its own mean time per iteration (us) and its own #wrong (-1 when not
+// checked). The benchmark averages the times over ranks and sums #wrong
+// (allreduce_table.h).
+//
+// `wrong_reduction` makes the reduction take the maximum instead of the sum:
+// the test that shows #wrong is counted from real data.
+//
+// Errors: InputError for bad options; std::runtime_error (or Gloo's
+// exceptions, all std::exception) when a peer fails or the timeout passes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trainer/process_group.h"
+
+namespace fabriclab::runner::bench {
+
+struct AllreduceRankOptions {
+  std::vector<int64_t> sizes_bytes;  // each a multiple of 4 (fp32)
+  int iters = 20;
+  int warmup = 5;
+  bool check = true;
+  int channels = 1;
+  int64_t segment_bytes = 0;  // Gloo's largest send/recv per step (two in flight); 0 = its 1 MiB
+  bool wrong_reduction = false;
+  std::string results_path;
+};
+
+void run_allreduce_rank(const trainer::Rendezvous& rendezvous, const AllreduceRankOptions& options);
+
+}  // namespace fabriclab::runner::bench

@@ -1,0 +1,84 @@
+#include "runner/bench/iperf_client.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "common/scoped_netns.h"
+#include "runner/process/process.h"
+
+namespace fabriclab::runner::bench {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool port_listening(int netns_fd, int port) {
+  std::string tcp;
+  {
+    ScopedNetns in_ns(netns_fd);
+    tcp = read_file("/proc/thread-self/net/tcp");
+  }
+  char needle[32];
+  std::snprintf(needle, sizeof needle, ":%04X 00000000:0000 0A", port);
+  return tcp.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+std::string run_client(const std::vector<std::string>& argv, int netns_fd,
+                       const std::string& out_path, int timeout_s) {
+  LaunchSpec spec;
+  spec.argv = argv;
+  spec.netns_fd = netns_fd;
+  spec.label = argv.front();
+  spec.stdout_stream = Redirect::file(out_path);
+  spec.stderr_stream = Redirect::append(out_path);
+  Process p = Process::launch(spec);
+  if (!p.wait_for(std::chrono::seconds(timeout_s))) {
+    p.terminate();
+    throw std::runtime_error(argv.front() + " did not finish within " + std::to_string(timeout_s) +
+                             " s: " + read_file(out_path));
+  }
+  return read_file(out_path);
+}
+
+double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int port, bool bidir) {
+  LaunchSpec server;
+  server.argv = {"iperf3", "-s", "-p", std::to_string(port), "-B", ends.receiver_addr};
+  server.netns_fd = ends.receiver_netns_fd;
+  server.label = "iperf3 server";
+  server.stdout_stream = Redirect::null();
+  server.stderr_stream = Redirect::file(tmp.file("iperf-server.err"));
+  Process srv = Process::launch(server);
+  for (int i = 0; i < 100 && !port_listening(ends.receiver_netns_fd, port); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::vector<std::string> argv = {
+      "iperf3", "-c", ends.receiver_addr, "-p", std::to_string(port), "-t", std::to_string(seconds),
+      "-J"};
+  if (bidir) argv.push_back("--bidir");
+  const std::string out =
+      run_client(argv, ends.sender_netns_fd, tmp.file("iperf.json"), seconds + 30);
+  srv.terminate();
+  auto json = nlohmann::json::parse(out, nullptr, false);
+  if (json.is_discarded() || !json.contains("end") || !json["end"].contains("sum_received")) {
+    throw std::runtime_error("iperf3 failed: " + out);
+  }
+  const double forward = json["end"]["sum_received"]["bits_per_second"].get<double>();
+  if (!bidir) return forward / 1e9;
+  const auto& reverse = json["end"]["sum_received_bidir_reverse"];
+  if (!reverse.contains("bits_per_second")) throw std::runtime_error("iperf3 --bidir: no reverse");
+  return (forward + reverse["bits_per_second"].get<double>()) / 2 / 1e9;
+}
+
+}  // namespace fabriclab::runner::bench
