@@ -1,0 +1,45 @@
+#!/bin/sh
+# Runs a lab in host mode across the VM pair (tests/vm/vm-pair runs this in
+# both VMs), then checks what it left on eth0 and in the process table.
+#   usage: pair-lab.sh BUILD_DIR LAB SCALE [fabriclab run ARGS...]
+# SCALE multiplies every deadline_s and stall_s of the lab (a copy under
+# /tmp/labs; the lab's folder is untouched): in the VM each rank's start alone
+# takes 13-30 s (libtorch under TCG) and training runs ~20x slower, so lab
+# 02's quick limits (stall 15 s, counted from launch) stall every scenario
+# before its first step. SCALE 1 runs the lab as it is.
+# Example (from the source tree, as root):
+#   tests/vm/vm-pair --timeout 1800 -- sh tests/vm/pair-lab.sh build 02 10 --quick \
+#     --scenario clean --scenario latency --scenario loss --scenario both
+build="${1:?usage: pair-lab.sh BUILD_DIR LAB SCALE [ARGS...]}"
+lab="${2:?usage: pair-lab.sh BUILD_DIR LAB SCALE [ARGS...]}"
+scale="${3:?usage: pair-lab.sh BUILD_DIR LAB SCALE [ARGS...]}"
+shift 3
+h="${FABRICLAB_VM_INDEX:?run me through tests/vm/vm-pair}"
+hosts="${FABRICLAB_VM_HOSTS:?run me through tests/vm/vm-pair}"
+
+folder=$(ls -d labs/"$lab"-* 2>/dev/null | head -n 1)
+[ -n "$folder" ] || { echo "pair-lab: no lab $lab under ./labs"; exit 2; }
+mkdir -p /tmp/labs
+cp -r "$folder" /tmp/labs/
+toml="/tmp/labs/$(basename "$folder")/lab.toml"
+awk -v k="$scale" '/^(deadline_s|stall_s) = [0-9]+/ { $3 = $3 * k } { print }' "$toml" > "$toml.new"
+mv "$toml.new" "$toml"
+echo "vm$h: limits x$scale: $(grep -E '^(deadline_s|stall_s)' "$toml" | tr '\n' ' ')"
+
+start=$(date +%s)
+"$build/fabriclab" run "$lab" --labs /tmp/labs --output /tmp/runs --no-charts --backend netem \
+  --hosts "$hosts" --iface eth0 "$@"
+rc=$?
+echo "vm$h: fabriclab run exit $rc after $(( $(date +%s) - start )) s (VM clock)"
+
+sleep 2
+failed=0
+if tc qdisc show dev eth0 | grep -q 'fab0:'; then
+  echo "FAIL: qdisc fab0: left on eth0:"; tc qdisc show dev eth0; failed=1
+else
+  echo "ok: no fabriclab qdisc on eth0 ($(tc qdisc show dev eth0 | head -n 1))"
+fi
+if pgrep -a fabriclab; then echo "FAIL: fabriclab processes left (above)"; failed=1
+else echo "ok: no fabriclab process left"; fi
+[ "$failed" -eq 0 ] && exit "$rc"
+exit 1
