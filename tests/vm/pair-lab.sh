@@ -26,6 +26,13 @@ awk -v k="$scale" '/^(deadline_s|stall_s) = [0-9]+/ { $3 = $3 * k } { print }' "
 mv "$toml.new" "$toml"
 echo "vm$h: limits x$scale: $(grep -E '^(deadline_s|stall_s)' "$toml" | tr '\n' ' ')"
 
+# Host mode prints the lab's [topology] sysctl line and leaves the host's
+# settings alone; the README tells users to set them on every host: done here.
+sysctls=$(awk '/^\[/ { in_topology = ($0 == "[topology]") }
+               in_topology && /^sysctl = / { sub(/^sysctl = "/, ""); sub(/".*/, ""); print }' "$toml")
+for s in $sysctls; do sysctl -q -w "$s" || { echo "pair-lab: cannot set $s"; exit 1; }; done
+[ -n "$sysctls" ] && echo "vm$h: set the lab's sysctls: $sysctls"
+
 start=$(date +%s)
 "$build/fabriclab" run "$lab" --labs /tmp/labs --output /tmp/runs --no-charts --backend netem \
   --hosts "$hosts" --iface eth0 "$@"
