@@ -36,8 +36,11 @@ min_rtt() {
 }
 fabriclab_procs() { pgrep -a fabriclab; }
 
-# The lab. Trainer steps take 0.1-0.3 s at 100 ms round trip in the VM, and
-# each rank's start costs 13-30 s there (libtorch under TCG): the limits are wide.
+# The lab. In the VM pair a step takes 0.2-0.7 s, but each rank's start costs
+# 13-30 s on an idle machine and up to ~115 s measured with both VMs on 2 busy
+# cores (libtorch under TCG), and the stall limit counts from launch: the
+# limits are wide. held's are short: VM 0's lead notices the lost host only
+# when held's stall limit ends it (an impaired scenario waits that long).
 mkdir -p /tmp/labs/93-vm-pair
 cat > /tmp/labs/93-vm-pair/lab.toml <<'EOF'
 [lab]
@@ -56,23 +59,23 @@ ranks = 2
 [[scenario]]
 name = "clean"
 condition = "no impairment"
-deadline_s = 240
-stall_s = 120
+deadline_s = 420
+stall_s = 300
 [[scenario]]
 name = "latency"
 condition = "delay 50ms"
 impair = "delay 50ms"
 links = ["all"]
-deadline_s = 240
-stall_s = 120
+deadline_s = 420
+stall_s = 300
 [[scenario]]
 name = "held"
 condition = "delay 30ms, killed"
 impair = "delay 30ms"
 links = ["all"]
 workload = { steps = 100000 }
-deadline_s = 120
-stall_s = 90
+deadline_s = 60
+stall_s = 40
 EOF
 
 echo "== vm$h: fabriclab run 93 --hosts $hosts --iface eth0 --backend netem"
@@ -102,14 +105,13 @@ if [ "$h" -eq 1 ]; then
     [ -n "$guardian" ] && ok "guardian running (pid $guardian)" || fail "no guardian process"
     kill -KILL $runner
     echo "vm1: SIGKILLed the runner (pid $runner)"
-    if wait_qdisc 1 'fab0:'; then
-      i=0
-      while [ $i -lt 30 ] && tc qdisc show dev eth0 | grep -q 'fab0:'; do sleep 1; i=$((i + 1)); done
-      tc qdisc show dev eth0 | grep -q 'fab0:' && fail "qdisc fab0: still on eth0 30 s after the kill" ||
-        ok "the guardian removed the qdisc ${i} s after the kill"
-    else
-      ok "the qdisc was gone at once"
-    fi
+    i=0
+    while [ $i -lt 30 ] && tc qdisc show dev eth0 | grep -q 'fab0:'; do sleep 1; i=$((i + 1)); done
+    tc qdisc show dev eth0 | grep -q 'fab0:' && fail "qdisc fab0: still on eth0 30 s after the kill" ||
+      ok "qdisc fab0: gone within $((i + 1)) s of the kill"
+    sleep 1
+    kill -0 "$guardian" 2>/dev/null && fail "the guardian (pid $guardian) is still running" ||
+      ok "the guardian has exited"
   else
     fail "no 'delay 30ms' netem qdisc on eth0 within 400 s"
   fi

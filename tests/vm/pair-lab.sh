@@ -33,11 +33,22 @@ sysctls=$(awk '/^\[/ { in_topology = ($0 == "[topology]") }
 for s in $sysctls; do sysctl -q -w "$s" || { echo "pair-lab: cannot set $s"; exit 1; }; done
 [ -n "$sysctls" ] && echo "vm$h: set the lab's sysctls: $sysctls"
 
+# One start of the binary, timed: what each rank pays before its first step
+# (libtorch's static initializers under TCG), at the machine's current load.
+start=$(date +%s)
+"$build/fabriclab" --version > /dev/null
+echo "vm$h: one fabriclab start: $(( $(date +%s) - start )) s"
+
 start=$(date +%s)
 "$build/fabriclab" run "$lab" --labs /tmp/labs --output /tmp/runs --no-charts --backend netem \
   --hosts "$hosts" --iface eth0 "$@"
 rc=$?
 echo "vm$h: fabriclab run exit $rc after $(( $(date +%s) - start )) s (VM clock)"
+
+# The ranks' logs die with the VM: show where each rank was (last lines).
+for log in /tmp/runs/*/ranks/*/rank*.log; do
+  [ -f "$log" ] && { echo "-- vm$h ${log#/tmp/runs/}:"; tail -n 3 "$log"; }
+done
 
 sleep 2
 failed=0
