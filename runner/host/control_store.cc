@@ -1,5 +1,7 @@
 #include "runner/host/control_store.h"
 
+#include "runner/process/stop_signals.h"
+
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -105,7 +107,9 @@ ControlStore::ControlStore(const HostPlacement& placement, int port,
                            std::max(left, std::chrono::milliseconds(1000)));
       return;
     } catch (const std::runtime_error& e) {
-      if (Clock::now() + std::chrono::seconds(1) >= give_up) throw;
+      // A Ctrl-C (the runner's StopSignals) ends the wait between tries.
+      if (Clock::now() + std::chrono::seconds(1) >= give_up || StopSignals::stop_requested())
+        throw;
       spdlog::debug("{}; trying again", e.what());
       std::this_thread::sleep_for(std::chrono::seconds(1));
     }
