@@ -1,8 +1,11 @@
 #include "runner/host/control_store.h"
 
+#include "runner/process/stop_signals.h"
+
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <thread>
 
@@ -92,7 +95,25 @@ ControlStore::ControlStore(const HostPlacement& placement, int port,
                            std::chrono::milliseconds connect_timeout)
     : placement_(placement), port_(port) {
   if (placement_.is_lead()) server_ = open_store(placement_.lead(), port, true, connect_timeout);
-  client_ = open_store(placement_.lead(), port, false, connect_timeout);
+  // c10d retries a refused connection until the timeout, but gives up at
+  // once on "no route to host": what a lead whose address is not up yet
+  // (a VM still booting) answers. Hosts may start in any order within
+  // connect_timeout, so keep trying until it has passed.
+  const auto give_up = Clock::now() + connect_timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - Clock::now());
+    try {
+      client_ = open_store(placement_.lead(), port, false,
+                           std::max(left, std::chrono::milliseconds(1000)));
+      return;
+    } catch (const std::runtime_error& e) {
+      // A Ctrl-C (the runner's StopSignals) ends the wait between tries.
+      if (Clock::now() + std::chrono::seconds(1) >= give_up || StopSignals::stop_requested())
+        throw;
+      spdlog::debug("{}; trying again", e.what());
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
 }
 
 ControlStore::ControlStore(const HostPlacement& placement, int port)
