@@ -40,9 +40,14 @@ mount -t devtmpfs dev /root/dev
 mkdir -p /root/dev/pts /root/dev/shm
 mount -t devpts devpts /root/dev/pts
 mount -t tmpfs tmpfs /root/dev/shm
+# A checkout that lives under /tmp or /var/tmp (a CI clone) keeps its own top
+# folder there: hold it aside, mount the fresh tmpfs, put it back.
+keep="$(cat /x/keep 2>/dev/null)"
+if [ -n "$keep" ]; then mkdir -p /kept && mount --bind "/root$keep" /kept; fi
 mount -t tmpfs tmpfs /root/run
 mount -t tmpfs tmpfs /root/tmp
 mount -t tmpfs tmpfs /root/var/tmp
+if [ -n "$keep" ]; then mkdir -p "/root$keep" && mount --bind /kept "/root$keep"; fi
 mount -t cgroup2 cgroup2 /root/sys/fs/cgroup 2>/dev/null
 mkdir -p /root/run/vm-exchange
 mount --bind /x /root/run/vm-exchange
