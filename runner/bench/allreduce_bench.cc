@@ -17,6 +17,7 @@
 #include "netem/spec_parse.h"
 #include "runner/bench/allreduce_table.h"
 #include "runner/bench/iperf_client.h"
+#include "runner/bench/rank_wait.h"
 #include "runner/bench/step_rate.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
@@ -51,12 +52,6 @@ void validate(const AllreduceBenchOptions& o) {
       throw InputError(std::string("--impair: ") + e.what());
     }
   }
-}
-
-std::string tail_of(const std::string& path, size_t max_chars = 1500) {
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
 }
 
 std::vector<std::string> rank_argv(const AllreduceBenchOptions& o,
@@ -117,31 +112,11 @@ void run_ranks(const AllreduceBenchOptions& o, const LabNetwork& network, Ledger
     spec.label = "allreduce rank " + std::to_string(r.rank);
     ranks.push_back(Process::launch(spec, &ledger));
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
-  for (;;) {
-    size_t done = 0;
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      const auto status = ranks[r].poll();
-      if (!status) continue;
-      if (!status->success()) {
-        terminate_all(ranks);
-        throw std::runtime_error(ranks[r].label() + " " + status->describe() + "; its output:\n" +
-                                 tail_of(logs[r]));
-      }
-      ++done;
-    }
-    if (done == ranks.size()) return;
-    if (StopSignals::stop_requested()) {
-      terminate_all(ranks);
-      throw_if_stopped();
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      terminate_all(ranks);
-      throw std::runtime_error("allreduce ranks did not finish within " +
-                               std::to_string(o.timeout_s) + " s (--timeout)");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  wait_for_ranks(ranks, logs,
+                 std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s),
+                 "allreduce ranks did not finish within " + std::to_string(o.timeout_s) +
+                     " s (--timeout)",
+                 std::chrono::milliseconds(20), throw_if_stopped);
 }
 
 // nccl-tests' default (-a 1): the time is the mean over ranks; #wrong is

@@ -13,6 +13,7 @@
 #include "common/free_port.h"
 #include "common/input_error.h"
 #include "common/temp_dir.h"
+#include "runner/bench/rank_wait.h"
 #include "runner/bench/step_rate.h"
 #include "runner/bench/train_bench_configs.h"
 #include "runner/workload/model_size.h"
@@ -26,12 +27,6 @@ namespace fs = std::filesystem;
 
 enum class Side { kFabriclab, kDdp };
 const char* side_name(Side side) { return side == Side::kFabriclab ? "fabriclab" : "DDP"; }
-
-std::string tail_of(const std::string& path, size_t max_chars = 1500) {
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
-}
 
 std::vector<std::string> rank_argv(Side side, const TrainBenchConfig& c,
                                    const TrainBenchOptions& o, const std::string& metrics) {
@@ -74,27 +69,11 @@ StepRate run_side(Side side, const TrainBenchConfig& c, const TrainBenchOptions&
     spec.label = std::string(side_name(side)) + " rank " + std::to_string(r);
     ranks.push_back(Process::launch(spec));
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
-  for (;;) {
-    size_t done = 0;
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      const auto status = ranks[r].poll();
-      if (!status) continue;
-      if (!status->success()) {
-        terminate_all(ranks);
-        throw std::runtime_error(ranks[r].label() + " " + status->describe() + "; its output:\n" +
-                                 tail_of(logs[r]));
-      }
-      ++done;
-    }
-    if (done == ranks.size()) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      terminate_all(ranks);
-      throw std::runtime_error(std::string(side_name(side)) + " ranks did not finish within " +
-                               std::to_string(o.timeout_s) + " s");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  wait_for_ranks(ranks, logs,
+                 std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s),
+                 std::string(side_name(side)) + " ranks did not finish within " +
+                     std::to_string(o.timeout_s) + " s",
+                 std::chrono::milliseconds(50));
   std::vector<nlohmann::json> events;
   for (const auto& path : metrics) {
     auto more = read_json_lines(path);
