@@ -49,9 +49,15 @@ void WireBytes::start() {
 nlohmann::json WireBytes::since_start() const {
   if (device_.empty()) return nlohmann::json::object();
   const auto now = read_device_counters(path_, device_);
-  if (!start_ || !now) return {{"tx_bytes", nullptr}, {"rx_bytes", nullptr}};
+  if (!start_ || !now) {
+    return {{"tx_bytes", nullptr}, {"rx_bytes", nullptr}, {"tx_packets", nullptr},
+            {"rx_packets", nullptr}};
+  }
   const DeviceCounters delta = counters_since(*now, *start_);
-  return {{"tx_bytes", delta.tx_bytes}, {"rx_bytes", delta.rx_bytes}};
+  return {{"tx_bytes", delta.tx_bytes},
+          {"rx_bytes", delta.rx_bytes},
+          {"tx_packets", delta.tx_packets},
+          {"rx_packets", delta.rx_packets}};
 }
 
 }  // namespace fabriclab::trainer

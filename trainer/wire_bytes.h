@@ -34,8 +34,8 @@ class WireBytes {
   const std::string& device() const { return device_; }
   // Marks the start of an interval (a step).
   void start();
-  // {"tx_bytes": N, "rx_bytes": N} since start(); {} when nothing is
-  // measured; both null when the counters could not be read.
+  // {"tx_bytes", "rx_bytes", "tx_packets", "rx_packets"} since start(); {}
+  // when nothing is measured; all null when the counters could not be read.
   nlohmann::json since_start() const;
 
  private:

@@ -56,7 +56,8 @@ class ScenarioChecker {
         if (rank >= 0) ranks.insert(rank);
       }
     }
-    for (long r = 0; r < rec_.ranks; ++r) ranks.insert(static_cast<int>(r));
+    const long scenario_ranks = s_.ranks > 0 ? s_.ranks : rec_.ranks;
+    for (long r = 0; r < scenario_ranks; ++r) ranks.insert(static_cast<int>(r));
     if (s_.status == ScenarioStatus::kSkipped) return;
     if (found == rec_.events.end()) {
       add(-1, "run.json lists it (status " + word(s_.status) +

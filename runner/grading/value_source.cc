@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "common/sync_time.h"
 #include "runner/grading/property.h"
 #include "runner/lab/answer_vocabulary.h"
 #include "runner/lab/seed_pick.h"
@@ -66,6 +67,18 @@ Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
       throw DeriveError("your recording's scenario '" + name + "' has no result." + path.field);
     }
     return number_or_null(scenario->result[path.field], text);
+  }
+  if (path.what == "sync_s") {
+    const json per_param = scenario->result.is_object()
+                               ? scenario->result.value("wire_bytes_per_param", json())
+                               : json();
+    if (!per_param.is_number()) {
+      throw DeriveError("your recording's scenario '" + name +
+                        "' has no result.wire_bytes_per_param (no tx_bytes were measured)");
+    }
+    v.type = Value::Type::kNumber;
+    v.number = sync_seconds(path.params, per_param.get<double>(), path.dtype, path.gbps, path.nics);
+    return v;
   }
   const json* event = find_event(rec, name, path.what, path.step);
   if (!event) {

@@ -11,7 +11,8 @@ namespace {
 
 const std::set<std::string> kResultFields = {
     "wall_s",     "slowdown", "median_step_ms", "p99_step_ms", "median_network_ms", "comm_share",
-    "final_loss", "accuracy", "retransmits",    "drops",       "link_bytes"};
+    "final_loss", "accuracy", "retransmits",    "drops",       "link_bytes",
+    "tx_bytes_per_step", "ring_bytes", "wire_overhead", "wire_bytes_per_param"};
 const std::set<std::string> kEvalFields = {"accuracy", "test_loss", "eval_ms"};
 const std::set<std::string> kStartFields = {"world_size", "width", "params", "grad_bytes",
                                             "batch",      "steps", "threads"};
@@ -55,6 +56,8 @@ RecordingPath parse_recording_path(const std::string& text) {
   static const std::regex kScenario(R"(scenario\.([a-z0-9_-]+)\.(.*))");
   static const std::regex kEval(R"(eval\.([a-z0-9_]+)@step=([0-9]+))");
   static const std::regex kEvent(R"((start|final|result)\.([a-z0-9_]+))");
+  static const std::regex kSync(
+      R"(sync_s@params=([0-9.]+(?:e[0-9]+)?),dtype=(fp32|bf16),gbps=([0-9.]+),nics=([0-9]+))");
   std::smatch m;
   RecordingPath path;
   if (std::regex_match(text, m, kOrdered)) {
@@ -77,6 +80,14 @@ RecordingPath parse_recording_path(const std::string& text) {
     path.field = m[1];
     path.step = std::stol(m[2]);
     require_field(kEvalFields, path.field, "eval");
+  } else if (std::regex_match(rest, m, kSync)) {
+    path.what = "sync_s";
+    path.params = std::stod(m[1]);
+    path.dtype = m[2];
+    path.gbps = std::stod(m[3]);
+    path.nics = std::stoi(m[4]);
+    if (path.params <= 0 || path.gbps <= 0 || path.nics <= 0)
+      throw std::invalid_argument("sync_s@...: params, gbps and nics must be above 0");
   } else if (std::regex_match(rest, m, kEvent)) {
     path.what = m[1];
     path.field = m[2];
@@ -93,7 +104,8 @@ RecordingPath parse_recording_path(const std::string& text) {
         "' is not in the vocabulary (scenario.NAME.result.FIELD, scenario.NAME.status, "
         "scenario.NAME.steps_completed, [scenario.NAME.]eval.FIELD@step=N, "
         "[scenario.NAME.]start.FIELD, [scenario.NAME.]final.FIELD, "
-        "scenarios.ordered_by.result.FIELD)");
+        "scenarios.ordered_by.result.FIELD, "
+        "[scenario.NAME.]sync_s@params=P,dtype=fp32|bf16,gbps=G,nics=K)");
   }
   return path;
 }

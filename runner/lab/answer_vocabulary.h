@@ -13,6 +13,11 @@
 //     [scenario.NAME.]start.FIELD     number: rank 0's start event (params, grad_bytes...)
 //     [scenario.NAME.]final.FIELD     number: rank 0's final event
 //     scenarios.ordered_by.result.FIELD   list: scenario names, ascending (nulls last)
+//     [scenario.NAME.]sync_s@params=P,dtype=fp32|bf16,gbps=G,nics=K
+//                                     number: seconds one sync of a P-parameter
+//                                     model takes over K NICs of G Gb/s at the
+//                                     scenario's measured wire bytes per
+//                                     parameter (common/sync_time.h)
 //   (without "scenario.NAME." the lab's first scenario is meant)
 //   lab values (from = "lab")
 //     params | grad_bytes | grad_bytes_bf16 | ring_bytes_per_rank   numbers
@@ -48,9 +53,14 @@ using ScenarioNames = std::vector<std::string>;
 // A recording path taken apart.
 struct RecordingPath {
   std::string scenario;  // empty: the lab's first scenario
-  std::string what;      // result | status | steps_completed | eval | start | final | ordered_by
+  std::string what;      // result | status | steps_completed | eval | start | final | ordered_by | sync_s
   std::string field;
   long step = 0;
+  // sync_s: the model, its number format and the links it is moved over.
+  double params = 0;
+  std::string dtype;
+  double gbps = 0;
+  int nics = 0;
 };
 enum class PathType { kNumber, kText, kList };
 

@@ -13,6 +13,7 @@
 #include "runner/lab/toml_file.h"
 #include "runner/link/link_setting.h"
 #include "runner/report/chart_kind.h"
+#include "runner/report/table_kind.h"
 #include "runner/topology/fabric.h"
 
 namespace fabriclab::runner {
@@ -21,8 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // The keys of a [[scenario]] besides its per-link settings (link_setting.h).
-const std::set<std::string> kScenarioKeys = {"name",     "condition", "links",   "deadline_s",
-                                             "stall_s",  "workload",  "baseline"};
+const std::set<std::string> kScenarioKeys = {"name",    "condition", "links",    "deadline_s",
+                                             "stall_s", "workload",  "baseline", "ranks"};
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -76,6 +77,39 @@ class LabReader {
                "], got " + std::to_string(value));
     }
     return value;
+  }
+
+  int64_t integer_at(const toml::table& t, const std::string& key, int64_t fallback, int64_t min,
+                     int64_t max) const {
+    const toml::node* node = t.get(key);
+    if (!node) return fallback;
+    if (!node->is_integer()) fail(node, key, "expected an integer");
+    const int64_t value = node->as_integer()->get();
+    if (value < min || value > max) {
+      fail(node, key,
+           "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+               "], got " + std::to_string(value));
+    }
+    return value;
+  }
+
+  // An array of registry names (charts, tables), each checked by `known`.
+  template <typename Known>
+  std::vector<std::string> names_at(const toml::node* node, const std::string& key,
+                                    const std::string& what, const std::vector<std::string>& all,
+                                    Known known) const {
+    const toml::array* array = node->as_array();
+    if (!array) fail(node, key, "expected an array of " + what + " names");
+    std::vector<std::string> names;
+    for (const auto& item : *array) {
+      if (!item.is_string() || !known(item.as_string()->get())) {
+        std::string list;
+        for (const auto& n : all) list += (list.empty() ? "" : ", ") + n;
+        fail(&item, key, "expected " + what + " names (" + list + ")");
+      }
+      names.push_back(item.as_string()->get());
+    }
+    return names;
   }
 
   const std::string& path() const { return path_; }
@@ -206,7 +240,9 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
     }
     s.link_settings[key] = value;
   }
-  s.link_ranks = resolve_links(r, t.get("links"), s.links, ranks);
+  // A scenario may run its job on the first N ranks of the lab network.
+  s.ranks = static_cast<int>(r.integer_at(t, "ranks", ranks, 1, ranks));
+  s.link_ranks = resolve_links(r, t.get("links"), s.links, s.ranks);
   s.deadline_s = r.number_at(t, "deadline_s", s.deadline_s, 1, 86400);
   s.stall_s = r.number_at(t, "stall_s", s.stall_s, 1, 86400);
   if (quick) {
@@ -229,7 +265,8 @@ void resolve_baselines(const LabReader& r, const toml::array& tables, LabDefinit
     ScenarioDefinition& s = lab.scenarios[i];
     const toml::table& t = *tables[i].as_table();
     if (s.baseline.empty()) {
-      if (find(usual)->workload.params == s.workload.params) s.baseline = usual;
+      const ScenarioDefinition* base = find(usual);
+      if (base->workload.params == s.workload.params && base->ranks == s.ranks) s.baseline = usual;
       continue;
     }
     const ScenarioDefinition* base = find(s.baseline);
@@ -240,6 +277,11 @@ void resolve_baselines(const LabReader& r, const toml::array& tables, LabDefinit
     if (base->workload.params != s.workload.params) {
       r.fail(t.get("baseline"), "baseline",
              "scenario '" + s.baseline + "' runs another workload; a baseline must run the same one");
+    }
+    if (base->ranks != s.ranks) {
+      r.fail(t.get("baseline"), "baseline",
+             "scenario '" + s.baseline + "' runs on " + std::to_string(base->ranks) +
+                 " ranks, this one on " + std::to_string(s.ranks) + "; a baseline must run the same job");
     }
   }
 }
@@ -304,17 +346,14 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
 
   lab.charts = report::default_charts();
   if (const toml::table* report = root["report"].as_table()) {
-    r.reject_unknown(*report, {"charts"}, "[report]");
+    r.reject_unknown(*report, {"charts", "tables"}, "[report]");
     if (const toml::node* charts = report->get("charts")) {
-      const toml::array* array = charts->as_array();
-      if (!array) r.fail(charts, "charts", "expected an array of chart names");
-      lab.charts.clear();
-      for (const auto& item : *array) {
-        if (!item.is_string() || !report::find_chart(item.as_string()->get())) {
-          r.fail(&item, "charts", "expected chart names (" + join(report::chart_names()) + ")");
-        }
-        lab.charts.push_back(item.as_string()->get());
-      }
+      lab.charts = r.names_at(charts, "charts", "chart", report::chart_names(),
+                              [](const std::string& n) { return report::find_chart(n) != nullptr; });
+    }
+    if (const toml::node* tables = report->get("tables")) {
+      lab.tables = r.names_at(tables, "tables", "table", report::table_names(),
+                              [](const std::string& n) { return report::find_table(n) != nullptr; });
     }
   }
 

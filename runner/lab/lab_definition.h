@@ -25,7 +25,10 @@ struct ScenarioDefinition {
   // Per-link settings by their lab.toml key (runner/scenario/link_setting.h),
   // applied to `links` for the scenario: {"impair": "delay 100ms"}.
   std::map<std::string, std::string> link_settings;
-  std::vector<int> link_ranks;           // whose traffic is impaired (all ranks for "all")
+  // The job runs on ranks 0 .. ranks-1 of the lab network (`ranks = N`,
+  // default: all of them); the other ranks' hosts stay idle.
+  int ranks = 0;
+  std::vector<int> link_ranks;           // whose traffic is impaired (all the scenario's ranks for "all")
   std::vector<std::string> links;        // as written: "all", "r1", ...
   double deadline_s = 120;
   double stall_s = 20;
@@ -68,6 +71,8 @@ struct LabDefinition {
   WorkloadDefinition workload;  // [workload] (or the older [trainer]: kind train)
   // Charts the report draws (runner/report/chart_kind.h), in order.
   std::vector<std::string> charts;
+  // Tables printed after the summary (runner/report/table_kind.h), in order.
+  std::vector<std::string> tables;
   std::vector<ScenarioDefinition> scenarios;
   std::vector<Exercise> exercises;
 

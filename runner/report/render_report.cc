@@ -2,12 +2,39 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <fstream>
+
 #include "runner/report/charts.h"
 #include "runner/report/run_directory.h"
 #include "runner/report/scenario_summary.h"
 #include "runner/report/summary_table.h"
+#include "runner/report/table_kind.h"
 
 namespace fabriclab::runner::report {
+namespace {
+
+// The tables run.json names ("tables"; absent = none), printed and written
+// to the charts folder; an unknown name is a line in `out`, not an error
+// (a recording from a newer fabriclab).
+void render_tables(const RunDirectory& run, const std::vector<ScenarioSummary>& summaries,
+                   const std::filesystem::path& charts_dir, std::ostream& out) {
+  const auto listed = run.manifest.find("tables");
+  if (listed == run.manifest.end() || !listed->is_array()) return;
+  for (const auto& name : *listed) {
+    const TableKind* table = name.is_string() ? find_table(name.get<std::string>()) : nullptr;
+    if (!table) {
+      out << "\nno table " << name.dump() << " in this fabriclab\n";
+      continue;
+    }
+    const std::string text = table->write(summaries);
+    if (text.empty()) continue;
+    out << "\n" << text;
+    std::filesystem::create_directories(charts_dir);
+    std::ofstream(charts_dir / (std::string(table->name) + ".txt")) << text;
+  }
+}
+
+}  // namespace
 
 void render_report(const std::filesystem::path& run_dir, std::ostream& out,
                    bool charts_in_terminal) {
@@ -25,6 +52,7 @@ void render_report(const std::filesystem::path& run_dir, std::ostream& out,
 
   ChartOptions chart_options;
   chart_options.charts_dir = options.charts_dir.empty() ? run_dir / "charts" : options.charts_dir;
+  render_tables(run, summaries, chart_options.charts_dir, out);
   chart_options.text = options.charts_in_terminal;
   chart_options.text_color = options.terminal_color;
   chart_options.timeout = options.gnuplot_timeout;

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/input_error.h"
+#include "runner/report/wire_bytes.h"
 
 namespace fabriclab::runner::report {
 namespace {
@@ -124,6 +125,12 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
   if (world_size > static_cast<int>(ranks.size())) steps_every_rank = 0;
   result.steps_completed = steps_every_rank;
   result.final_loss = loss_sum / ranks_with_steps;
+
+  const WireBytes wire = summarize_wire_bytes(events);
+  result.tx_bytes_per_step = wire.tx_bytes_per_step;
+  result.ring_bytes = wire.ring_bytes;
+  result.wire_overhead = wire.wire_overhead;
+  result.wire_bytes_per_param = wire.wire_bytes_per_param;
   return result;
 }
 
@@ -205,6 +212,7 @@ std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
       summary.steps_planned = trainer_steps;
     }
     summary.result = summarize_scenario(events);
+    summary.wire = summarize_wire_bytes(events);
     // How long it ran before it was cut off: from its first step's start.
     double first_step_start_s = std::numeric_limits<double>::infinity();
     double end_s = 0;
@@ -237,7 +245,11 @@ void to_json(json& out, const ScenarioResult& result) {
              {"retransmits", optional(result.retransmits)},
              {"drops", optional(result.drops)},
              {"link_bytes", optional(result.link_bytes)},
-             {"steps_completed", result.steps_completed}};
+             {"steps_completed", result.steps_completed},
+             {"tx_bytes_per_step", optional(result.tx_bytes_per_step)},
+             {"ring_bytes", optional(result.ring_bytes)},
+             {"wire_overhead", optional(result.wire_overhead)},
+             {"wire_bytes_per_param", optional(result.wire_bytes_per_param)}};
 }
 
 void from_json(const json& in, ScenarioResult& result) {
@@ -274,6 +286,10 @@ void from_json(const json& in, ScenarioResult& result) {
   result.drops = optional_count("drops");
   result.link_bytes = optional_count("link_bytes");
   result.steps_completed = static_cast<int>(optional("steps_completed").value_or(0));
+  result.tx_bytes_per_step = optional("tx_bytes_per_step");
+  result.ring_bytes = optional("ring_bytes");
+  result.wire_overhead = optional("wire_overhead");
+  result.wire_bytes_per_param = optional("wire_bytes_per_param");
 }
 
 }  // namespace fabriclab::runner::report

@@ -20,6 +20,8 @@
 // - retransmits, drops, link_bytes: the last `counters` sample (cumulative).
 // - steps_completed: steps every rank completed (min over ranks of the
 //   highest step; 0 if a rank of world_size never completed one).
+// - tx_bytes_per_step, ring_bytes, wire_overhead, wire_bytes_per_param:
+//   wire_bytes.h.
 // - slowdown: filled by compute_slowdowns(), not by summarize_scenario().
 //
 // Values that cannot be known are nullopt and null in JSON (no steps: no
@@ -34,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/report/run_directory.h"
+#include "runner/report/wire_bytes.h"
 
 namespace fabriclab::runner::report {
 
@@ -50,6 +53,12 @@ struct ScenarioResult {
   std::optional<std::int64_t> drops;
   std::optional<std::int64_t> link_bytes;
   int steps_completed = 0;
+  // Bytes on the wire per rank and step against the ring's 2(N-1)/N x S
+  // (wire_bytes.h); null when the steps carry no tx_bytes.
+  std::optional<double> tx_bytes_per_step;
+  std::optional<double> ring_bytes;
+  std::optional<double> wire_overhead;
+  std::optional<double> wire_bytes_per_param;
 };
 
 // A scenario as the report shows it: what run.json says about it plus the
@@ -71,6 +80,8 @@ struct ScenarioSummary {
   // run.json, where slowdown stays null).
   std::optional<double> cut_off_after_s;  // first step start to scenario_end
   std::optional<double> slowdown_at_least;
+  // The wire-bytes figures with their inputs (ranks, params, S), for tables.
+  WireBytes wire;
 };
 
 // The result of one scenario's events (any order; other scenarios' events

@@ -58,6 +58,7 @@ RecordedScenario scenario_of(const json& entry, const std::string& path) {
   scenario.steps_planned = long_field(entry, "steps_planned");
   scenario.steps_completed = long_field(entry, "steps_completed");
   scenario.result = entry.contains("result") ? entry["result"] : json();
+  scenario.ranks = long_field(entry, "ranks");
   if (entry.contains("baseline")) {
     const json& baseline = entry["baseline"];
     if (!baseline.is_null() && !baseline.is_string()) {

@@ -56,6 +56,9 @@ struct RecordedScenario {
   // What its slowdown is measured against: nullopt when run.json does not
   // say (older recordings: "clean"), "" for none.
   std::optional<std::string> baseline;
+  // The ranks its job ran on (0 .. ranks-1); 0 when run.json does not say
+  // (older recordings: all of the run's ranks).
+  long ranks = 0;
 };
 
 // One well-formed line of metrics.jsonl.

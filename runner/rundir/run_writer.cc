@@ -33,7 +33,8 @@ void RunWriter::add_scenario(const ScenarioEntry& e) {
        {"steps_planned", e.steps_planned},
        {"steps_completed", e.steps_completed},
        {"workload", e.workload},
-       {"baseline", e.baseline.empty() ? nlohmann::json() : nlohmann::json(e.baseline)}});
+       {"baseline", e.baseline.empty() ? nlohmann::json() : nlohmann::json(e.baseline)},
+       {"ranks", e.ranks}});
 }
 
 void RunWriter::write_manifest() const {

@@ -47,6 +47,7 @@ struct ScenarioEntry {
   // scenario its slowdown is measured against ("" = none).
   std::map<std::string, std::string> workload;
   std::string baseline;
+  int ranks = 0;  // the ranks its job ran on (0 .. ranks-1)
 };
 
 class RunWriter {

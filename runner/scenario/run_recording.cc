@@ -57,6 +57,7 @@ RunRecording::RunRecording(const LabDefinition& lab, const std::string& output_d
        {"segmentation_offload", lab.fabric.segmentation_offload},
        {"lab_sysctl", lab.fabric.sysctl},
        {"charts", lab.charts},
+       {"tables", lab.tables},
        {"kernel", u.release},
        {"host", u.nodename}});
 }
@@ -83,7 +84,7 @@ bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutco
   writer_.add_scenario({s.name, s.condition, s.links, s.impair(), outcome.applied, outcome.status,
                         outcome.message, outcome.started_unix_s, outcome.ended_unix_s,
                         outcome.steps_planned, outcome.steps_completed, s.workload_overrides,
-                        s.baseline});
+                        s.baseline, s.ranks});
   return outcome.status != rundir::ScenarioStatus::kFailed &&
          outcome.status != rundir::ScenarioStatus::kInterrupted;
 }

@@ -83,7 +83,13 @@ class ScenarioRun {
       apply_link_settings();
       baseline_ = read_counter_sample(network_, drops_of(settings_));
       launch_ranks();
-      watch();
+      if (ranks_.empty()) {
+        // Host mode: this scenario's job runs on other hosts only.
+        outcome_.status = rundir::ScenarioStatus::kCompleted;
+        spdlog::info("scenario {}: none of its ranks run on this host", s_.name);
+      } else {
+        watch();
+      }
     } catch (const std::exception& e) {
       outcome_.status = rundir::ScenarioStatus::kFailed;
       outcome_.message = e.what();
@@ -134,9 +140,11 @@ class ScenarioRun {
   void launch_ranks() {
     const std::string log_dir = c_.run_dir + "/ranks/" + s_.name;
     std::filesystem::create_directories(log_dir);
-    const int world = network_.world_size();
+    // A scenario may run its job on the first `ranks` ranks of the network.
+    const int world = std::min(network_.world_size(), s_.ranks > 0 ? s_.ranks : network_.world_size());
     for (const LocalRank& local : network_.local_ranks()) {
       const int r = local.rank;
+      if (r >= world) continue;
       RankState state;
       state.rank = r;
       const std::string metrics = log_dir + "/rank" + std::to_string(r) + ".jsonl";

@@ -16,16 +16,19 @@
 namespace fabriclab::trainer {
 namespace {
 
-void write_proc_net_dev(const std::string& path, uint64_t rx_bytes, uint64_t tx_bytes) {
+void write_proc_net_dev(const std::string& path, uint64_t rx_bytes, uint64_t tx_bytes,
+                        uint64_t rx_packets = 10, uint64_t tx_packets = 20) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   ASSERT_NE(f, nullptr);
   std::fprintf(f,
                "Inter-|   Receive                                                |  Transmit\n"
                " face |bytes    packets errs drop fifo frame compressed multicast|bytes    "
                "packets errs drop fifo colls carrier compressed\n"
-               "  eth0: %llu 10 0 0 0 0 0 0 %llu 20 0 0 0 0 0 0\n",
+               "  eth0: %llu %llu 0 0 0 0 0 0 %llu %llu 0 0 0 0 0 0\n",
                static_cast<unsigned long long>(rx_bytes),
-               static_cast<unsigned long long>(tx_bytes));
+               static_cast<unsigned long long>(rx_packets),
+               static_cast<unsigned long long>(tx_bytes),
+               static_cast<unsigned long long>(tx_packets));
   std::fclose(f);
 }
 
@@ -35,10 +38,12 @@ TEST(WireBytes, DeltaOverTheIntervalPerDirection) {
   write_proc_net_dev(path, 1000, 5000);
   WireBytes wire("eth0", path);
   wire.start();
-  write_proc_net_dev(path, 1600, 9000);
+  write_proc_net_dev(path, 1600, 9000, 13, 25);
   const nlohmann::json fields = wire.since_start();
   EXPECT_EQ(fields["tx_bytes"], 4000);
   EXPECT_EQ(fields["rx_bytes"], 600);
+  EXPECT_EQ(fields["tx_packets"], 5);
+  EXPECT_EQ(fields["rx_packets"], 3);
 }
 
 TEST(WireBytes, NothingMeasuredAddsNoFieldsAndAFailedReadAddsNulls) {
@@ -52,6 +57,7 @@ TEST(WireBytes, NothingMeasuredAddsNoFieldsAndAFailedReadAddsNulls) {
   const nlohmann::json fields = gone.since_start();
   EXPECT_TRUE(fields["tx_bytes"].is_null());
   EXPECT_TRUE(fields["rx_bytes"].is_null());
+  EXPECT_TRUE(fields["tx_packets"].is_null());
 }
 
 TEST(WireBytes, LoopbackAndUnknownAddressesAreNotMeasured) {

@@ -197,6 +197,29 @@ value = "eval.accuracy@step=7"
       << g.reason;
 }
 
+TEST_F(GraderTest, SyncSecondsScaleTheRecordedBytesPerParameter) {
+  lab_ = load_lab(testing::write_lab02_with(dir_.path() + "/labs", R"(
+[[exercise]]
+id = "inversion"
+prompt = "175B over one 400G NIC at your bytes per parameter?"
+hints = ["the scale-up table"]
+kind = "number"
+tolerance = "5%"
+from = "recording"
+value = "scenario.clean.sync_s@params=175e9,dtype=fp32,gbps=400,nics=1"
+)"));
+  run_.build();
+  run_.scenario("clean")["result"]["wire_bytes_per_param"] = 6.4;  // 1.12 TB per rank
+  EXPECT_TRUE(find(grade_with(correct_answers_02() + "inversion = 22.4\n"), "inversion").passed);
+  EXPECT_FALSE(find(grade_with(correct_answers_02() + "inversion = 14\n"), "inversion").passed);
+
+  run_.scenario("clean")["result"].erase("wire_bytes_per_param");
+  const GradeReport report = grade_with(correct_answers_02() + "inversion = 22.4\n");
+  const ExerciseGrade& g = find(report, "inversion");
+  EXPECT_FALSE(g.passed);
+  EXPECT_NE(g.reason.find("has no result.wire_bytes_per_param"), std::string::npos) << g.reason;
+}
+
 TEST(SeedPick, IsStableAndInRange) {
   // Fixed values: the runner and the grader must agree forever.
   EXPECT_EQ(seed_pick(0, "slow_rank", 1), 0u);

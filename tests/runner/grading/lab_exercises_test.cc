@@ -57,6 +57,12 @@ TEST(LabExercises, MistakesNameFileLineAndExercise) {
        "the lab has no scenario 'nope'"},
       {"kind = \"number\"\nfrom = \"recording\"\nvalue = \"loss.curve\"",
        "is not in the vocabulary"},
+      {"kind = \"number\"\nfrom = \"recording\"\n"
+       "value = \"scenario.clean.sync_s@params=175e9,dtype=fp16,gbps=400,nics=1\"",
+       "is not in the vocabulary"},
+      {"kind = \"number\"\nfrom = \"recording\"\n"
+       "value = \"scenario.clean.sync_s@params=175e9,dtype=bf16,gbps=400,nics=0\"",
+       "params, gbps and nics must be above 0"},
       {"kind = \"number\"\nfrom = \"lab\"\nvalue = \"params\"\ntolerance = \"ten percent\"",
        "tolerance: expected"},
       {"kind = \"number\"\nfrom = \"lab\"\nvalue = \"params\"\ncolour = 1", "unknown key 'colour'"},

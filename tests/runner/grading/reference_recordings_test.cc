@@ -79,6 +79,7 @@ void grade_reference(const std::string& lab_id) {
 
 TEST(ReferenceRecordings, Lab01GradesPassAndFail) { grade_reference("01"); }
 TEST(ReferenceRecordings, Lab02GradesPassAndFail) { grade_reference("02"); }
+TEST(ReferenceRecordings, Lab03GradesPassAndFail) { grade_reference("03"); }
 
 }  // namespace
 }  // namespace fabriclab::runner::grading

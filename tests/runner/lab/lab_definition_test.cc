@@ -148,6 +148,40 @@ TEST_F(LabDefinitionTest, ScenarioWorkloadOverridesAndBaseline) {
             std::string::npos);
 }
 
+TEST_F(LabDefinitionTest, AScenarioMayRunOnTheFirstRanksOnly) {
+  const std::string topology = "[topology]\nranks = 4\n";
+  const LabDefinition lab = load_lab(write(topology + kScenario +
+                                           "[[scenario]]\nname = \"pair\"\nranks = 2\n"
+                                           "impair = \"delay 1ms\"\nlinks = [\"all\"]\n"));
+  EXPECT_EQ(lab.scenarios[0].ranks, 4) << "default: every rank of the lab";
+  EXPECT_EQ(lab.scenarios[1].ranks, 2);
+  EXPECT_EQ(lab.scenarios[1].link_ranks, (std::vector<int>{0, 1})) << "\"all\" of its own ranks";
+  EXPECT_EQ(lab.scenarios[1].baseline, "") << "another job: no yardstick unless named";
+
+  EXPECT_NE(error(topology + kScenario + "ranks = 5\n")
+                .find("lab.toml:8: key 'ranks': expected an integer in [1, 4], got 5"),
+            std::string::npos)
+      << error(topology + kScenario + "ranks = 5\n");
+  EXPECT_NE(error(topology + kScenario + "ranks = 2\nlinks = [\"r3\"]\n")
+                .find("key 'links': 'r3' is not a rank of this lab"),
+            std::string::npos);
+  EXPECT_NE(error(topology + kScenario + "[[scenario]]\nname = \"pair\"\nranks = 2\n"
+                                         "baseline = \"clean\"\n")
+                .find("key 'baseline': scenario 'clean' runs on 4 ranks, this one on 2"),
+            std::string::npos);
+}
+
+TEST_F(LabDefinitionTest, TablesAreCheckedAgainstTheirRegistry) {
+  const LabDefinition lab = load_lab(
+      write(std::string("[report]\ntables = [\"wire_bytes\", \"scale_up\"]\n") + kScenario));
+  EXPECT_EQ(lab.tables, (std::vector<std::string>{"wire_bytes", "scale_up"}));
+  EXPECT_TRUE(load_lab(write(kScenario)).tables.empty());
+  EXPECT_NE(error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario)
+                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up)"),
+            std::string::npos)
+      << error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario);
+}
+
 TEST_F(LabDefinitionTest, ChartsAndFabricKindAreKept) {
   const LabDefinition lab = load_lab(write(
       std::string("[topology]\nranks = 2\nkind = \"switch\"\n[report]\ncharts = [\"step_times\"]\n") +

@@ -1,0 +1,34 @@
+// Tables by name: what a lab.toml lists in `[report] tables` (labs/SCHEMA.md,
+// "Report") and run.json keeps as "tables", printed after the summary table
+// and written to charts/<name>.txt, so a replay shows the same ones.
+//
+//   wire_bytes   per scenario: the ring's payload 2(N-1)/N x S per rank and
+//                step against the bytes each rank's device sent (lab 03)
+//   scale_up     the student's measured wire bytes per parameter scaled to
+//                7B..405B models, seconds per sync at 100/400/800 Gb/s with
+//                1 and 8 NICs, against the 2-5 s step budget (lab 03)
+//
+// A table is a function of the scenarios' summaries plus one row in
+// table_kinds.cc. Thread safety: immutable table, pure functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/report/scenario_summary.h"
+
+namespace fabriclab::runner::report {
+
+// The table's text ("" when no scenario has what it needs).
+using TableWriter = std::string (*)(const std::vector<ScenarioSummary>& summaries);
+
+struct TableKind {
+  const char* name;  // file stem: charts/<name>.txt
+  TableWriter write;
+};
+
+// The table named `name`, or null.
+const TableKind* find_table(const std::string& name);
+std::vector<std::string> table_names();
+
+}  // namespace fabriclab::runner::report
