@@ -260,13 +260,14 @@ void resolve_baselines(const LabReader& r, const toml::array& tables, LabDefinit
       if (s.name == name) return &s;
     return nullptr;
   };
-  const std::string usual = find("clean") ? "clean" : lab.scenarios.front().name;
+  // Without a clean scenario there is no yardstick unless a scenario names one.
+  const ScenarioDefinition* usual = find("clean");
   for (size_t i = 0; i < lab.scenarios.size(); ++i) {
     ScenarioDefinition& s = lab.scenarios[i];
     const toml::table& t = *tables[i].as_table();
     if (s.baseline.empty()) {
-      const ScenarioDefinition* base = find(usual);
-      if (base->workload.params == s.workload.params && base->ranks == s.ranks) s.baseline = usual;
+      if (usual && usual->workload.params == s.workload.params && usual->ranks == s.ranks)
+        s.baseline = usual->name;
       continue;
     }
     const ScenarioDefinition* base = find(s.baseline);

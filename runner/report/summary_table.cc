@@ -136,8 +136,12 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
       "drops: packets the impairment dropped.\n"
       "final loss: mean over ranks of the last step's training loss.\n";
   // A scenario measured against another yardstick than clean says so.
+  const bool has_clean = std::any_of(summaries.begin(), summaries.end(),
+                                     [](const ScenarioSummary& s) { return s.name == "clean"; });
+  if (!has_clean) out += "x clean: not shown where a scenario names no baseline (no clean scenario)\n";
   for (const ScenarioSummary& summary : summaries) {
     if (!summary.baseline || *summary.baseline == "clean") continue;
+    if (!has_clean && summary.baseline->empty()) continue;
     out += summary.baseline->empty()
                ? fmt::format("{}: x clean not shown: it runs another workload than clean\n",
                              summary.name)

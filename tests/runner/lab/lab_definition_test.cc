@@ -171,6 +171,13 @@ TEST_F(LabDefinitionTest, AScenarioMayRunOnTheFirstRanksOnly) {
             std::string::npos);
 }
 
+TEST_F(LabDefinitionTest, WithoutACleanScenarioThereIsNoDefaultBaseline) {
+  const LabDefinition lab = load_lab(write("[[scenario]]\nname = \"small\"\n"
+                                           "[[scenario]]\nname = \"large\"\nbaseline = \"small\"\n"));
+  EXPECT_EQ(lab.scenarios[0].baseline, "") << "not its own yardstick";
+  EXPECT_EQ(lab.scenarios[1].baseline, "small") << "named, it counts";
+}
+
 TEST_F(LabDefinitionTest, TablesAreCheckedAgainstTheirRegistry) {
   const LabDefinition lab = load_lab(
       write(std::string("[report]\ntables = [\"wire_bytes\", \"scale_up\"]\n") + kScenario));

@@ -167,6 +167,20 @@ TEST(Slowdowns, EachAgainstItsOwnBaseline) {
       << table;
 }
 
+TEST(Slowdowns, WithoutACleanScenarioOneLineSaysSo) {
+  std::vector<ScenarioSummary> all = {summary("small-2", "completed", 10),
+                                      summary("large-2", "completed", 30)};
+  all[0].baseline = "";
+  all[1].baseline = "";
+  compute_slowdowns(all);
+  EXPECT_FALSE(all[0].result.slowdown);
+  const std::string table = format_summary_table(all);
+  EXPECT_NE(table.find("x clean: not shown where a scenario names no baseline (no clean scenario)"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("runs another workload"), std::string::npos) << table;
+}
+
 TEST(Slowdowns, ADeadlineShowsALowerBoundOnly) {
   std::vector<ScenarioSummary> all = {summary("clean", "completed", 10),
                                       summary("loss", "deadline", 46)};
