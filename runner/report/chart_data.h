@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/report/rank_times.h"
+
 namespace fabriclab::runner::report {
 
 // One step of one scenario, over its ranks.
@@ -29,6 +31,7 @@ struct ScenarioSeries {
   std::string name;               // scenario name
   std::string label;              // legend text, "clean: no impairment"
   std::vector<StepPoint> points;  // by step number
+  std::vector<RankTimes> ranks;   // each rank's median compute and wait (rank_times.h)
 };
 
 // The series of one scenario's events (step events only are used).
@@ -43,6 +46,10 @@ std::string format_data_file(const ScenarioSeries& series);
 
 // A gnuplot single-quoted string literal: 'it''s' (gnuplot doubles quotes).
 std::string gnuplot_quote(const std::string& text);
+
+// What every chart script starts with: the header comment, SVG into
+// `svg_name` or the text terminal (see below), the title and the axes' style.
+std::string script_preamble(const std::string& svg_name, const std::string& title);
 
 // The two charts. Each script draws SVG into `svg_name` by default, or text
 // on stdout when gnuplot is started with -e "text_mode='mono'" (or 'ansi'),

@@ -1,6 +1,8 @@
 // The table of charts (chart_kind.h). Add a chart here.
 #include "runner/report/chart_kind.h"
 
+#include "runner/report/timeline_chart.h"
+
 namespace fabriclab::runner::report {
 
 namespace {
@@ -9,6 +11,7 @@ const ChartKind kCharts[] = {
     {"loss_vs_time", "training loss (mean over ranks) against wall-clock time (s)",
      loss_chart_script},
     {"step_times", "step time (ms, slowest rank, log scale) per step", step_time_chart_script},
+    {"timeline", "one median step per rank: compute, then waiting (ms)", timeline_chart_script},
 };
 
 }  // namespace

@@ -68,6 +68,7 @@ ChartOutput render_charts(const RunDirectory& run, const std::vector<ScenarioSum
     if (summary.status != rundir::ScenarioStatus::kCompleted)
       label += " (" + status_word(summary) + ")";
     series.push_back(series_of(summary.name, label, events->second));
+    series.back().ranks = summary.ranks.ranks;
     if (!series.back().points.empty()) {
       write_file(options.charts_dir / data_file_name(summary.name),
                  format_data_file(series.back()));

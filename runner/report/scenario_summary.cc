@@ -213,6 +213,7 @@ std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
     }
     summary.result = summarize_scenario(events);
     summary.wire = summarize_wire_bytes(events);
+    summary.ranks = rank_view(events);
     // How long it ran before it was cut off: from its first step's start.
     double first_step_start_s = std::numeric_limits<double>::infinity();
     double end_s = 0;

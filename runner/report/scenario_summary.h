@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/report/run_directory.h"
+#include "runner/report/rank_times.h"
 #include "runner/report/wire_bytes.h"
 
 namespace fabriclab::runner::report {
@@ -82,6 +83,8 @@ struct ScenarioSummary {
   std::optional<double> slowdown_at_least;
   // The wire-bytes figures with their inputs (ranks, params, S), for tables.
   WireBytes wire;
+  // Each rank's compute and wait, and the straggler (rank_times.h).
+  RankView ranks;
 };
 
 // The result of one scenario's events (any order; other scenarios' events

@@ -7,6 +7,9 @@
 //   scale_up     the student's measured wire bytes per parameter scaled to
 //                7B..405B models, seconds per sync at 100/400/800 Gb/s with
 //                1 and 8 NICs, against the 2-5 s step budget (lab 03)
+//   per_rank     per scenario and rank: median compute and wait, share
+//                waiting, bytes sent per step, steps it was last at the
+//                barrier; the straggler, if any (lab 05)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

@@ -1,0 +1,99 @@
+// Per-rank truth (issue 16): each rank's compute and wait, who reached the
+// allreduce last, the straggler, and the table and timeline chart built on
+// them. Hand-made events with round numbers.
+#include "runner/report/rank_times.h"
+
+#include <gtest/gtest.h>
+
+#include "runner/report/chart_kind.h"
+#include "runner/report/per_rank_table.h"
+#include "runner/report/table_kind.h"
+#include "runner/report/timeline_chart.h"
+#include "tests/runner/report/report_fixture.h"
+
+namespace fabriclab::runner::report {
+namespace {
+
+using nlohmann::json;
+using testing::step_event;
+
+// 4 ranks, `steps` steps of 500 ms; rank `slow` computes 400 ms and waits
+// 100, the others compute 100 and wait 400 (they wait for it).
+std::vector<json> slow_worker(int slow, int steps = 6) {
+  std::vector<json> events;
+  for (int rank = 0; rank < 4; ++rank) {
+    for (int step = 1; step <= steps; ++step) {
+      const double comm = rank == slow ? 100 : 400;
+      json e = step_event("s", rank, step, 1000.0 + step * 0.5, 500, comm, 1.0);
+      e["tx_bytes"] = 1000.0 * (rank + 1);
+      events.push_back(e);
+    }
+  }
+  return events;
+}
+
+TEST(RankTimes, TheSlowWorkerIsLastAtTheBarrierAndComputesLongest) {
+  const RankView view = rank_view(slow_worker(2));
+  ASSERT_EQ(view.ranks.size(), 4u);
+  EXPECT_EQ(view.steps_compared, 5) << "step 1 is start-up, left out";
+  ASSERT_TRUE(view.straggler);
+  EXPECT_EQ(*view.straggler, 2);
+  EXPECT_DOUBLE_EQ(view.ranks[2].compute_ms, 400);
+  EXPECT_DOUBLE_EQ(view.ranks[2].wait_ms, 100);
+  EXPECT_EQ(view.ranks[2].last_arrivals, 5);
+  EXPECT_DOUBLE_EQ(view.ranks[0].wait_share, 0.8);
+  EXPECT_DOUBLE_EQ(*view.ranks[1].tx_bytes_per_step, 2000);
+}
+
+TEST(RankTimes, NoStragglerWhenArrivalsVaryOrOneRank) {
+  // Every step another rank arrives last: nobody holds the others up.
+  std::vector<json> events;
+  for (int rank = 0; rank < 3; ++rank) {
+    for (int step = 1; step <= 7; ++step) {
+      const double comm = (step % 3 == rank) ? 10 : 50;
+      events.push_back(step_event("s", rank, step, 1000.0 + step, 100, comm, 1.0));
+    }
+  }
+  const RankView view = rank_view(events);
+  EXPECT_EQ(view.steps_compared, 6);
+  EXPECT_FALSE(view.straggler);
+  EXPECT_FALSE(view.ranks[0].tx_bytes_per_step) << "not measured";
+
+  std::vector<json> one;
+  for (int step = 1; step <= 4; ++step) one.push_back(step_event("s", 0, step, 1000.0 + step, 100, 0, 1.0));
+  EXPECT_FALSE(rank_view(one).straggler) << "one rank waits for nobody";
+}
+
+TEST(PerRankTable, NamesTheStragglerWithItsNumbers) {
+  ScenarioSummary slow;
+  slow.name = "slow-worker";
+  slow.ranks = rank_view(slow_worker(3));
+  ScenarioSummary clean;
+  clean.name = "clean";
+  clean.ranks = rank_view(slow_worker(-1));
+  const std::string table = format_per_rank_table({clean, slow});
+  EXPECT_NE(table.find("slow-worker: straggler r3 -- last to reach the allreduce in 5 of 5 steps; "
+                       "compute 400 ms, the others' median 100 ms"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("clean: no straggler"), std::string::npos) << table;
+  EXPECT_NE(table.find("slow-worker      r3       400.0     100.0       20%    4.00 kB       5/5"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(find_table("per_rank"), nullptr);
+  EXPECT_EQ(format_per_rank_table({}), "");
+}
+
+TEST(TimelineChart, OneBarPerRankFirstScenarioOnTop) {
+  ScenarioSeries series{"slow-worker", "slow-worker", {}, rank_view(slow_worker(1)).ranks};
+  const std::string script = timeline_chart_script({series}, "t", "timeline.svg");
+  EXPECT_NE(script.find("$timeline << EOD"), std::string::npos) << script;
+  EXPECT_NE(script.find("1.0 400.000 100.000"), std::string::npos) << "row compute wait\n" << script;
+  EXPECT_NE(script.find("'slow-worker r0' 0.0"), std::string::npos) << script;
+  EXPECT_NE(script.find("set yrange [3.6:-0.6]"), std::string::npos) << script;
+  EXPECT_NE(script.find("with boxxyerror"), std::string::npos) << script;
+  EXPECT_NE(find_chart("timeline"), nullptr);
+}
+
+}  // namespace
+}  // namespace fabriclab::runner::report
