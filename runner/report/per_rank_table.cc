@@ -14,7 +14,7 @@ std::string straggler_line(const ScenarioSummary& s) {
   const RankView& view = s.ranks;
   if (view.ranks.size() < 2) return "";
   if (!view.straggler) {
-    return fmt::format("{}: no straggler -- no rank was the last to reach the allreduce in most "
+    return fmt::format("{}: no straggler -- no rank was the last to reach the allreduce in 3/4 "
                        "of its {} steps\n",
                        s.name, view.steps_compared);
   }
@@ -33,31 +33,66 @@ std::string straggler_line(const ScenarioSummary& s) {
       median_of(others));
 }
 
+// "slow-link: slow link at r2 -- its connections' round trip 41.2 ms, the
+// others' 1.1 ms" (or its retransmissions).
+std::string slow_link_line(const ScenarioSummary& s) {
+  const RankView& view = s.ranks;
+  if (!view.slow_link) return "";
+  std::vector<double> others_rtt;
+  double total_retx = 0;
+  const RankTimes* slow = nullptr;
+  for (const RankTimes& t : view.ranks) {
+    total_retx += t.retransmits.value_or(0);
+    if (t.rank == *view.slow_link)
+      slow = &t;
+    else if (t.rtt_ms)
+      others_rtt.push_back(*t.rtt_ms);
+  }
+  const double others = median_of(others_rtt);
+  if (slow->rtt_ms && *slow->rtt_ms >= 2 * others && *slow->rtt_ms - others >= 1) {
+    return fmt::format("{}: slow link at r{} -- TCP round trip of its connections {:.1f} ms, "
+                       "the others' median {:.1f} ms\n",
+                       s.name, slow->rank, *slow->rtt_ms, others);
+  }
+  return fmt::format("{}: slow link at r{} -- it retransmitted {:.0f} of the {:.0f} TCP segments "
+                     "retransmitted\n",
+                     s.name, slow->rank, slow->retransmits.value_or(0), total_retx);
+}
+
+std::string optional_number(const std::optional<double>& value, int decimals) {
+  return value ? fmt::format("{:.{}f}", *value, decimals) : std::string("--");
+}
+
 }  // namespace
 
 std::string format_per_rank_table(const std::vector<ScenarioSummary>& summaries) {
   std::string rows, stragglers;
   for (const ScenarioSummary& s : summaries) {
     for (const RankTimes& t : s.ranks.ranks) {
-      rows += fmt::format("{:<14} {:>4} {:>11.1f} {:>9.1f} {:>8.0f}% {:>10} {:>9}\n", s.name,
-                          "r" + std::to_string(t.rank), t.compute_ms, t.wait_ms,
+      rows += fmt::format("{:<14} {:>4} {:>11.1f} {:>9.1f} {:>8.0f}% {:>10} {:>9} {:>8} {:>6}\n",
+                          s.name, "r" + std::to_string(t.rank), t.compute_ms, t.wait_ms,
                           t.wait_share * 100,
                           t.tx_bytes_per_step ? format_bytes(*t.tx_bytes_per_step) : "--",
-                          fmt::format("{}/{}", t.last_arrivals, s.ranks.steps_compared));
+                          fmt::format("{}/{}", t.last_arrivals, s.ranks.steps_compared),
+                          optional_number(t.rtt_ms, 1),
+                          optional_number(t.retransmits, 0));
     }
-    stragglers += straggler_line(s);
+    stragglers += straggler_line(s) + slow_link_line(s);
   }
   if (rows.empty()) return "";
   return fmt::format("Per rank (medians over the steps after the first)\n\n"
-                     "{:<14} {:>4} {:>11} {:>9} {:>9} {:>10} {:>9}\n",
+                     "{:<14} {:>4} {:>11} {:>9} {:>9} {:>10} {:>9} {:>8} {:>6}\n",
                      "scenario", "rank", "compute ms", "wait ms", "waiting", "sent/step",
-                     "last in") +
-         std::string(72, '-') + "\n" + rows + "\n" + stragglers +
+                     "last in", "rtt ms", "retx") +
+         std::string(88, '-') + "\n" + rows + "\n" + stragglers +
          "\ncompute: forward and backward until the allreduce; wait: time blocked in the\n"
          "allreduce after it.  waiting: share of the rank's step time spent waiting.  last in:\n"
          "steps in which the rank reached the allreduce last (it waited least; the others\n"
-         "waited for it).  A slow worker is last in nearly every step with the longest compute;\n"
-         "a slow link makes every rank wait alike, so look at the link counters and TCP retx.\n";
+         "waited for it).  rtt: median TCP round trip of the rank's connections to other ranks\n"
+         "(what `ss -ti` shows).  retx: TCP segments its namespace retransmitted.  A slow worker\n"
+         "is last in nearly every step with the longest compute; a slow link makes every rank\n"
+         "wait alike, and shows in the round trip (delay) or the retransmissions (loss) of the\n"
+         "rank that sends on it.\n";
 }
 
 }  // namespace fabriclab::runner::report

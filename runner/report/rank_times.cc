@@ -1,5 +1,6 @@
 #include "runner/report/rank_times.h"
 
+#include <cstdlib>
 #include <map>
 
 #include "runner/report/scenario_summary.h"
@@ -19,6 +20,58 @@ struct StepOfRank {
 double number(const json& event, const char* key) {
   auto it = event.find(key);
   return it != event.end() && it->is_number() ? it->get<double>() : 0;
+}
+
+constexpr double kSlowLinkRttFactor = 2;
+constexpr double kSlowLinkRttMarginMs = 1;
+constexpr double kSlowLinkMinRetransmits = 20;
+
+// Per rank from the `counters` events: the median of its round-trip samples
+// and its last retransmission count.
+void add_network_evidence(const std::vector<json>& events, std::vector<RankTimes>& ranks) {
+  std::map<int, std::vector<double>> rtts;
+  std::map<int, double> retransmits;
+  for (const json& event : events) {
+    if (event.value("event", std::string()) != "counters") continue;
+    const auto per_rank = event.find("ranks");
+    if (per_rank == event.end() || !per_rank->is_object()) continue;
+    for (const auto& [name, r] : per_rank->items()) {
+      if (name.size() < 2 || name[0] != 'r' || !r.is_object()) continue;
+      const int rank = std::atoi(name.c_str() + 1);
+      if (r.contains("rtt_ms") && r["rtt_ms"].is_number()) rtts[rank].push_back(r["rtt_ms"].get<double>());
+      if (r.contains("retransmits") && r["retransmits"].is_number())
+        retransmits[rank] = r["retransmits"].get<double>();
+    }
+  }
+  for (RankTimes& t : ranks) {
+    if (rtts.count(t.rank)) t.rtt_ms = median_of(rtts[t.rank]);
+    if (retransmits.count(t.rank)) t.retransmits = retransmits[t.rank];
+  }
+}
+
+std::optional<int> slow_link_of(const std::vector<RankTimes>& ranks) {
+  if (ranks.size() < 2) return std::nullopt;
+  const RankTimes* top = nullptr;
+  for (const RankTimes& t : ranks)
+    if (t.rtt_ms && (!top || *t.rtt_ms > *top->rtt_ms)) top = &t;
+  if (top) {
+    std::vector<double> others;
+    for (const RankTimes& t : ranks)
+      if (&t != top && t.rtt_ms) others.push_back(*t.rtt_ms);
+    const double m = median_of(others);
+    if (!others.empty() && *top->rtt_ms >= kSlowLinkRttFactor * m &&
+        *top->rtt_ms - m >= kSlowLinkRttMarginMs)
+      return top->rank;
+  }
+  double total = 0;
+  const RankTimes* most = nullptr;
+  for (const RankTimes& t : ranks) {
+    if (!t.retransmits) continue;
+    total += *t.retransmits;
+    if (!most || *t.retransmits > *most->retransmits) most = &t;
+  }
+  if (most && total >= kSlowLinkMinRetransmits && 2 * *most->retransmits > total) return most->rank;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -89,9 +142,12 @@ RankView rank_view(const std::vector<json>& events) {
     t.wait_share = step_sum > 0 ? wait_sum / step_sum : 0;
     if (tx_steps > 0) t.tx_bytes_per_step = tx_sum / tx_steps;
     t.last_arrivals = last_arrivals[rank];
-    if (steps.size() > 1 && 2 * t.last_arrivals > view.steps_compared) view.straggler = rank;
+    if (steps.size() > 1 && t.last_arrivals * 4 >= view.steps_compared * 3 && t.last_arrivals > 0)
+      view.straggler = rank;
     view.ranks.push_back(t);
   }
+  add_network_evidence(events, view.ranks);
+  view.slow_link = slow_link_of(view.ranks);
   return view;
 }
 

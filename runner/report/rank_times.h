@@ -11,10 +11,19 @@
 //                         every rank) this rank waited least: it reached the
 //                         allreduce last, and every other rank waited for it
 //
-// The straggler is the rank that arrived last in more than half of those
-// steps; none when arrivals vary (no rank holds the others up, or the holdup
-// is on a link, which slows every rank's allreduce alike: the per-rank link
-// counters and TCP retransmits tell those apart). Pure functions, thread-safe.
+// The straggler is the rank that arrived last in at least 3/4 of those steps
+// (on a loaded machine one rank of equals may come last in half of them by
+// chance: 6 of 11 in a clean run here); none when arrivals vary (no rank holds the others up, or the holdup
+// is on a link, which slows every rank's allreduce alike).
+//
+// A slow link shows in the network instead, in the runner's `counters`
+// events (recordings/FORMAT.md): each rank's median TCP round trip over its
+// connections to other ranks (rtt_ms: the median of the samples taken while
+// it ran) and the segments its namespace retransmitted. The slow link is the
+// rank whose round trip is at least twice the others' median and 1 ms above
+// it (every connection of that rank crosses its link; of the others', one);
+// else the rank that retransmitted more than half of all segments (at least
+// 20): a lossy link makes its sender retransmit. Pure functions, thread-safe.
 #pragma once
 
 #include <optional>
@@ -32,12 +41,15 @@ struct RankTimes {
   double wait_share = 0;
   std::optional<double> tx_bytes_per_step;
   int last_arrivals = 0;
+  std::optional<double> rtt_ms;       // null: no counters with round trips
+  std::optional<double> retransmits;  // null: no counters for it
 };
 
 struct RankView {
   std::vector<RankTimes> ranks;  // by rank
   int steps_compared = 0;        // steps every rank reported (after the first)
-  std::optional<int> straggler;  // the rank last at the barrier in most steps
+  std::optional<int> straggler;  // the rank last at the barrier in >= 3/4 of the steps
+  std::optional<int> slow_link;  // the rank whose link the network evidence names
 };
 
 RankView rank_view(const std::vector<nlohmann::json>& events);

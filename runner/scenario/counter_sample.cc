@@ -1,9 +1,38 @@
 #include "runner/scenario/counter_sample.h"
 
+#include <algorithm>
+
 #include "runner/scenario/netns_counters.h"
+#include "runner/scenario/tcp_sockets.h"
 #include "runner/topology/lab_network.h"
 
 namespace fabriclab::runner {
+namespace {
+
+// The rank's connections to other ranks (its lab address on both ends'
+// sides, never to itself): their median round trip now.
+RankTcp read_rank_network(const LocalRank& rank) {
+  RankTcp network;
+  network.retransmits = read_tcp_retransmits(rank.netns_fd);
+  std::vector<double> rtts;
+  try {
+    for (const TcpConnection& c : read_tcp_connections(rank.netns_fd)) {
+      if (c.local != rank.bind_addr || c.remote == rank.bind_addr) continue;
+      rtts.push_back(c.rtt_ms);
+    }
+  } catch (const std::exception&) {
+    // A namespace being torn down: no round trips this time.
+  }
+  network.connections = static_cast<int>(rtts.size());
+  if (!rtts.empty()) {
+    std::sort(rtts.begin(), rtts.end());
+    const size_t n = rtts.size();
+    network.rtt_ms = n % 2 ? rtts[n / 2] : (rtts[n / 2 - 1] + rtts[n / 2]) / 2;
+  }
+  return network;
+}
+
+}  // namespace
 
 uint64_t CounterSample::link_bytes() const {
   uint64_t bytes = 0;
@@ -20,6 +49,7 @@ CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops) {
     if (auto counters = read_device_counters_in(source.netns_fd, source.device))
       sample.links[source.link] = {source.end, *counters};
   }
+  for (const LocalRank& rank : network.local_ranks()) sample.ranks[rank.rank] = read_rank_network(rank);
   return sample;
 }
 
@@ -33,6 +63,13 @@ CounterSample sample_since(const CounterSample& now, const CounterSample& baseli
     if (before == baseline.links.end()) continue;
     since.links[name] = {link.end, counters_since(link.counters, before->second.counters)};
   }
+  for (const auto& [rank, now_rank] : now.ranks) {
+    RankTcp r = now_rank;  // round trips are a reading now, not a count
+    const auto before = baseline.ranks.find(rank);
+    const uint64_t base = before == baseline.ranks.end() ? 0 : before->second.retransmits;
+    r.retransmits = now_rank.retransmits >= base ? now_rank.retransmits - base : 0;
+    since.ranks[rank] = r;
+  }
   return since;
 }
 
@@ -45,10 +82,18 @@ nlohmann::json counters_event_fields(const CounterSample& sample) {
                    {"tx_packets", link.counters.tx_packets},
                    {"rx_packets", link.counters.rx_packets}};
   }
+  nlohmann::json ranks = nlohmann::json::object();
+  for (const auto& [rank, r] : sample.ranks) {
+    ranks["r" + std::to_string(rank)] = {
+        {"retransmits", r.retransmits},
+        {"rtt_ms", r.rtt_ms ? nlohmann::json(*r.rtt_ms) : nlohmann::json()},
+        {"connections", r.connections}};
+  }
   return {{"retransmits", sample.retransmits},
           {"drops", sample.drops},
           {"link_bytes", sample.link_bytes()},
-          {"links", std::move(links)}};
+          {"links", std::move(links)},
+          {"ranks", std::move(ranks)}};
 }
 
 }  // namespace fabriclab::runner

@@ -8,6 +8,10 @@
 //                at it, as `ip -s link` shows them there
 //   link_bytes   over links, tx_bytes + rx_bytes: each byte that crossed a
 //                link counted once per link it crossed
+//   ranks        per rank: the TCP segments its namespace retransmitted, and
+//                the median smoothed round trip of its connections to other
+//                ranks now (tcp_sockets.h, what `ss -ti` shows) -- a slow
+//                link shows in every connection of the rank that sends on it
 //
 // A sample read from the kernel is cumulative; sample_since() makes it
 // "since the scenario started". Thread safety: plain data and functions; the
@@ -16,6 +20,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -30,10 +35,17 @@ struct LinkCounters {
   DeviceCounters counters;
 };
 
+struct RankTcp {
+  uint64_t retransmits = 0;
+  std::optional<double> rtt_ms;  // median over its lab connections; none open: nullopt
+  int connections = 0;
+};
+
 struct CounterSample {
   uint64_t retransmits = 0;
   uint64_t drops = 0;
   std::map<std::string, LinkCounters> links;  // by link name ("r0-r1")
+  std::map<int, RankTcp> ranks;           // by rank
 
   uint64_t link_bytes() const;
 };
@@ -48,9 +60,10 @@ CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops);
 // counting when the scenario applies it.
 CounterSample sample_since(const CounterSample& now, const CounterSample& baseline);
 
-// The fields of a `counters` event: retransmits, drops, link_bytes and links
+// The fields of a `counters` event: retransmits, drops, link_bytes, links
 // ({"r0-r1": {"end": ..., "tx_bytes": ..., "rx_bytes": ..., "tx_packets":
-// ..., "rx_packets": ...}}).
+// ..., "rx_packets": ...}}) and ranks ({"r0": {"retransmits": ..., "rtt_ms":
+// ... or null, "connections": ...}}).
 nlohmann::json counters_event_fields(const CounterSample& sample);
 
 }  // namespace fabriclab::runner

@@ -64,6 +64,34 @@ TEST(RankTimes, NoStragglerWhenArrivalsVaryOrOneRank) {
   EXPECT_FALSE(rank_view(one).straggler) << "one rank waits for nobody";
 }
 
+// A counters event with each rank's round trip (ms) and retransmissions.
+json counters(const std::vector<double>& rtt_ms, const std::vector<double>& retransmits) {
+  json ranks = json::object();
+  for (size_t r = 0; r < rtt_ms.size(); ++r)
+    ranks["r" + std::to_string(r)] = {{"rtt_ms", rtt_ms[r]}, {"retransmits", retransmits[r]},
+                                      {"connections", 3}};
+  return {{"event", "counters"}, {"ranks", ranks}};
+}
+
+TEST(RankTimes, ASlowLinkShowsInItsRanksRoundTripOrRetransmissions) {
+  std::vector<json> delayed = slow_worker(-1);  // every rank alike
+  delayed.push_back(counters({0.5, 0.6, 20.5, 3.2}, {1, 1, 0, 0}));
+  delayed.push_back(counters({0.4, 0.6, 21.5, 3.0}, {1, 1, 0, 0}));
+  const RankView view = rank_view(delayed);
+  EXPECT_FALSE(view.straggler) << "a slow link holds every rank alike";
+  ASSERT_TRUE(view.slow_link);
+  EXPECT_EQ(*view.slow_link, 2);
+  EXPECT_DOUBLE_EQ(*view.ranks[2].rtt_ms, 21.0) << "the median of its samples";
+
+  std::vector<json> lossy = slow_worker(-1);
+  lossy.push_back(counters({0.5, 0.5, 0.6, 0.5}, {3, 0, 84, 2}));
+  EXPECT_EQ(rank_view(lossy).slow_link, 2) << "its sender retransmits";
+
+  std::vector<json> clean = slow_worker(-1);
+  clean.push_back(counters({0.4, 0.4, 0.5, 0.8}, {0, 1, 1, 3}));
+  EXPECT_FALSE(rank_view(clean).slow_link) << "no rank stands out";
+}
+
 TEST(PerRankTable, NamesTheStragglerWithItsNumbers) {
   ScenarioSummary slow;
   slow.name = "slow-worker";

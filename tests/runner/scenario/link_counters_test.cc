@@ -8,10 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <thread>
+
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
 #include "runner/process/process.h"
 #include "runner/scenario/counter_sample.h"
+#include "runner/scenario/tcp_sockets.h"
 #include "runner/topology/lab_network.h"
 #include "runner/topology/topology.h"
 #include "tests/runner/netns_test.h"
@@ -72,6 +76,60 @@ TEST_F(LinkCountersTest, EachDirectionOfALinkIsWhatIpShowsOnItsEnd) {
   EXPECT_EQ(since.link_bytes(), link.counters.tx_bytes + link.counters.rx_bytes);
   const nlohmann::json event = counters_event_fields(since);
   EXPECT_EQ(event["links"]["r0-r1"]["tx_bytes"], link.counters.tx_bytes);
+}
+
+// The per-rank TCP evidence against the real client: the connections a rank
+// has open, and their round trips, are what `ss -tin` shows in its namespace.
+TEST_F(LinkCountersTest, EachRanksConnectionsAndRoundTripsAreWhatSsShows) {
+  auto topology = Topology::build({2, run_id_}, *ledger_);
+  const NamespaceNetwork network(*topology);
+  const RankNetwork& r0 = topology->rank(0);
+  const RankNetwork& r1 = topology->rank(1);
+  TempDir logs;
+  auto launch = [&](int netns_fd, std::vector<std::string> argv, const std::string& log) {
+    LaunchSpec spec;
+    spec.argv = std::move(argv);
+    spec.netns_fd = netns_fd;
+    spec.stdout_stream = Redirect::file(logs.path() + "/" + log);
+    spec.stderr_stream = Redirect::file(logs.path() + "/" + log);
+    return Process::launch(spec);
+  };
+  Process server = launch(r1.netns_fd, {"iperf3", "-s", "-1", "-p", "5299"}, "server");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  Process client = launch(r0.netns_fd,
+                          {"iperf3", "-c", r1.ipv4, "-p", "5299", "-t", "3", "-b", "20M"}, "client");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+
+  const std::vector<TcpConnection> ours = read_tcp_connections(r0.netns_fd);
+  const std::string ss = run_in_netns(r0.netns_fd, {"ss", "-tin", "state", "established"});
+  const CounterSample sample = read_counter_sample(network, 0);
+  client.wait();
+  server.wait();
+
+  // ss prints one "rtt:<srtt>/<rttvar>" per connection.
+  std::vector<double> ss_rtts;
+  for (size_t at = ss.find("rtt:"); at != std::string::npos; at = ss.find("rtt:", at + 1)) {
+    if (at > 0 && ss[at - 1] != ' ') continue;  // minrtt:, rcv_rtt:
+    ss_rtts.push_back(std::stod(ss.substr(at + 4)));
+  }
+  ASSERT_EQ(ours.size(), 2u) << "iperf3's control and data connections\n" << ss;
+  ASSERT_EQ(ss_rtts.size(), ours.size()) << ss;
+  double ss_max = 0, ours_max = 0;
+  for (const TcpConnection& c : ours) {
+    EXPECT_EQ(c.local, r0.ipv4);
+    EXPECT_EQ(c.remote, r1.ipv4);
+    EXPECT_EQ(c.remote_port, 5299);
+    EXPECT_NE(ss.find(r0.ipv4 + ":" + std::to_string(c.local_port)), std::string::npos) << ss;
+    ours_max = std::max(ours_max, c.rtt_ms);
+  }
+  for (double rtt : ss_rtts) ss_max = std::max(ss_max, rtt);
+  // Read a moment apart from ss's: a busy machine moves a sub-ms round trip.
+  EXPECT_NEAR(ours_max, ss_max, std::max(1.0, ss_max)) << ss;
+
+  ASSERT_EQ(sample.ranks.count(0), 1u);
+  EXPECT_EQ(sample.ranks.at(0).connections, 2);
+  ASSERT_TRUE(sample.ranks.at(0).rtt_ms);
+  EXPECT_TRUE(counters_event_fields(sample)["ranks"]["r0"]["rtt_ms"].is_number());
 }
 
 TEST_F(LinkCountersTest, ASwitchLabHasOneLinkPerRankReadAtTheRank) {
