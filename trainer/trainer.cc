@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -122,6 +123,11 @@ void validate(const TrainOptions& o) {
   if (!(o.lr > 0)) throw InputError("--lr must be positive");
   if (o.threads < 1) throw InputError("--threads must be >= 1");
   if (o.eval_every < 0) throw InputError("--eval-every must be >= 0");
+  if (!(o.compute_slowdown >= 1 && o.compute_slowdown <= 100)) {
+    throw InputError("--compute-slowdown must be in [1, 100], got " +
+                     std::to_string(o.compute_slowdown));
+  }
+  if (o.slow_rank < -1) throw InputError("--slow-rank must be a rank (or -1: every rank)");
 }
 
 void run_training(const TrainOptions& o) {
@@ -189,6 +195,9 @@ void run_training(const TrainOptions& o) {
   const auto run_start = Clock::now();
   torch::Tensor shard;
   double last_loss = 0, last_accuracy = -1, comm_total_ms = 0;
+  const bool slowed = o.compute_slowdown > 1 && (o.slow_rank < 0 || o.slow_rank == rv.rank);
+  if (slowed) spdlog::info("rank {}: a slow worker, {}x compute", rv.rank, o.compute_slowdown);
+  double last_backward_ms = -1;  // none yet: the first step guesses 2x forward
   for (int64_t step = 1; step <= total_steps; ++step) {
     const int64_t in_epoch = (step - 1) % steps_per_epoch;
     if (in_epoch == 0) shard = epoch_shard(data.train.size(), (step - 1) / steps_per_epoch, o);
@@ -201,7 +210,18 @@ void run_training(const TrainOptions& o) {
     torch::Tensor loss = torch::nn::functional::cross_entropy(
         model->forward(data.train.images.index_select(0, index)),
         data.train.labels.index_select(0, index));
+    double slowed_ms = 0;
+    if (slowed) {
+      const double forward_ms = ms_since(step_start);
+      const double backward_ms = last_backward_ms >= 0 ? last_backward_ms : 2 * forward_ms;
+      const auto sleep_start = Clock::now();
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
+          (o.compute_slowdown - 1) * (forward_ms + backward_ms)));
+      slowed_ms = ms_since(sleep_start);
+    }
+    const auto backward_start = Clock::now();
     loss.backward();
+    last_backward_ms = ms_since(backward_start);
     double comm_ms = 0;
     try {
       comm_ms = sync.finish();
@@ -220,6 +240,7 @@ void run_training(const TrainOptions& o) {
                                   {"comm_ms", comm_ms},
                                   {"bytes", group ? sync.bytes_per_step() : 0},
                                   {"samples", index.size(0)}};
+    if (slowed) step_fields["slowed_ms"] = slowed_ms;
     step_fields.update(wire.since_start());
     metrics.write("step", step_fields);
     if (o.log_every > 0 && (step % o.log_every == 0 || step == 1)) {

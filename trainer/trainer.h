@@ -32,6 +32,15 @@ struct TrainOptions {
   std::string metrics_path;
   int64_t first_bucket_bytes = 1 << 20;
   int64_t bucket_bytes = 25 << 20;
+  // A slow worker (lab 05's "slow GPU"): rank `slow_rank` (-1 = every rank)
+  // takes `compute_slowdown` times as long to compute each step. Emulated:
+  // after its forward pass it sleeps (factor - 1) x its own compute time
+  // (forward now, backward as last step's), so its gradients -- and the
+  // allreduce everyone else waits in -- come that much later. A sleep, not a
+  // CPU quota: it needs no cgroup, works rootless and on any host, and leaves
+  // the CPU to the other ranks, as a slow GPU would.
+  double compute_slowdown = 1;
+  int slow_rank = -1;
   Rendezvous rendezvous;
 };
 

@@ -58,6 +58,15 @@ void add_train_command(CLI::App& app) {
       ->transform([](std::string mb) { return std::to_string(std::stoll(mb) << 20); })
       ->check(CLI::PositiveNumber);
 
+  cmd->add_option("--compute-slowdown", options->compute_slowdown,
+                  "A slow worker: take this many times as long to compute each step (sleeps "
+                  "after the forward pass; see --slow-rank)")
+      ->check(CLI::Range(1.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--slow-rank", options->slow_rank,
+                  "The rank that --compute-slowdown slows (-1: every rank)")
+      ->capture_default_str();
+
   trainer::Rendezvous& rv = options->rendezvous;
   cmd->add_option("--master-addr", rv.master_addr, "Rendezvous host")->envname("MASTER_ADDR");
   cmd->add_option("--master-port", rv.master_port, "Rendezvous port")

@@ -20,7 +20,8 @@ class TrainWorkload : public Workload {
         {"momentum", ParamKind::kNumber},      {"seed", ParamKind::kInteger},
         {"threads", ParamKind::kInteger},      {"eval_every", ParamKind::kInteger},
         {"timeout_s", ParamKind::kNumber},     {"data", ParamKind::kString},
-        {"bucket_cap_mb", ParamKind::kInteger}, {"first_bucket_mb", ParamKind::kInteger}};
+        {"bucket_cap_mb", ParamKind::kInteger}, {"first_bucket_mb", ParamKind::kInteger},
+        {"compute_slowdown", ParamKind::kNumber}, {"slow_rank", ParamKind::kInteger}};
     return keys;
   }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "tests/support/child_process.h"
 #include "tests/trainer/metrics_reader.h"
@@ -45,7 +46,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{}, {{"WORLD_SIZE", "2"}, {"RANK", "2"}, {"MASTER_ADDR", "127.0.0.1"}},
                                "RANK must be in [0, WORLD_SIZE=2)"},
                       BadInput{{}, {{"MASTER_PORT", "99999"}}, "MASTER_PORT must be in 1..65535"},
-                      BadInput{{}, {{"RANK", "x"}}, "rank = x"}));
+                      BadInput{{}, {{"RANK", "x"}}, "rank = x"},
+                      BadInput{{"--compute-slowdown", "0.5"}, {}, "--compute-slowdown"}));
 
 TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
   const std::string dir = make_temp_dir("train-schema");
@@ -87,6 +89,32 @@ TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
   EXPECT_LE(evals[1]["accuracy"].get<double>(), 1.0);
   std::remove(metrics.c_str());
   ::rmdir(dir.c_str());
+}
+
+// A slow worker sleeps (F-1) x its compute after each forward pass, counted
+// in its compute_ms; a rank that is not the slow one is untouched.
+TEST(TrainCli, ASlowWorkerSleepsInsideItsComputeAndSaysSo) {
+  const std::string dir = make_temp_dir("train-slow");
+  auto run = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> argv = {FABRICLAB_BINARY, "train", "--data", "synthetic", "--steps",
+                                     "4", "--metrics", dir + "/" + name};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const RunResult r = run_command(argv, {}, std::chrono::seconds(60));
+    EXPECT_EQ(r.status.code, 0) << r.output;
+    return read_events(dir + "/" + name, "step");
+  };
+  const auto slowed = run("slow.jsonl", {"--compute-slowdown", "4"});
+  ASSERT_EQ(slowed.size(), 4u);
+  for (const auto& s : slowed) {
+    ASSERT_TRUE(s.contains("slowed_ms")) << s.dump();
+    EXPECT_GT(s["slowed_ms"].get<double>(), 0) << s.dump();
+    EXPECT_GE(s["compute_ms"].get<double>(), s["slowed_ms"].get<double>()) << s.dump();
+    // (F-1) x compute: the sleep is 3/4 of a slowed compute, give or take scheduling.
+    EXPECT_GE(s["slowed_ms"].get<double>(), 0.5 * s["compute_ms"].get<double>()) << s.dump();
+  }
+  for (const auto& s : run("other.jsonl", {"--compute-slowdown", "4", "--slow-rank", "1"}))
+    EXPECT_FALSE(s.contains("slowed_ms")) << "rank 0 is not the slow rank: " << s.dump();
+  std::filesystem::remove_all(dir);
 }
 
 // The benchmark behind the trainer's --gemm default runs and reports both sides.
