@@ -12,7 +12,8 @@ namespace {
 const std::set<std::string> kResultFields = {
     "wall_s",     "slowdown", "median_step_ms", "p99_step_ms", "median_network_ms", "comm_share",
     "final_loss", "accuracy", "retransmits",    "drops",       "link_bytes",
-    "tx_bytes_per_step", "ring_bytes", "wire_overhead", "wire_bytes_per_param"};
+    "tx_bytes_per_step", "ring_bytes", "wire_overhead", "wire_bytes_per_param",
+    "straggler", "slow_link", "others_wait_share"};
 const std::set<std::string> kEvalFields = {"accuracy", "test_loss", "eval_ms"};
 const std::set<std::string> kStartFields = {"world_size", "width", "params", "grad_bytes",
                                             "batch",      "steps", "threads"};

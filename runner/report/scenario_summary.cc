@@ -131,6 +131,20 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
   result.ring_bytes = wire.ring_bytes;
   result.wire_overhead = wire.wire_overhead;
   result.wire_bytes_per_param = wire.wire_bytes_per_param;
+
+  const RankView view = rank_view(events);
+  result.straggler = view.straggler;
+  result.slow_link = view.slow_link;
+  // The others: every rank but the one named slow (worker, else link).
+  const std::optional<int> slow = view.straggler ? view.straggler : view.slow_link;
+  double share_sum = 0;
+  int others = 0;
+  for (const RankTimes& t : view.ranks) {
+    if (slow && t.rank == *slow) continue;
+    share_sum += t.wait_share;
+    ++others;
+  }
+  if (others > 0 && view.ranks.size() > 1) result.others_wait_share = share_sum / others;
   return result;
 }
 
@@ -250,7 +264,10 @@ void to_json(json& out, const ScenarioResult& result) {
              {"tx_bytes_per_step", optional(result.tx_bytes_per_step)},
              {"ring_bytes", optional(result.ring_bytes)},
              {"wire_overhead", optional(result.wire_overhead)},
-             {"wire_bytes_per_param", optional(result.wire_bytes_per_param)}};
+             {"wire_bytes_per_param", optional(result.wire_bytes_per_param)},
+             {"straggler", optional(result.straggler)},
+             {"slow_link", optional(result.slow_link)},
+             {"others_wait_share", optional(result.others_wait_share)}};
 }
 
 void from_json(const json& in, ScenarioResult& result) {
@@ -291,6 +308,14 @@ void from_json(const json& in, ScenarioResult& result) {
   result.ring_bytes = optional("ring_bytes");
   result.wire_overhead = optional("wire_overhead");
   result.wire_bytes_per_param = optional("wire_bytes_per_param");
+  const auto rank_of = [&](const char* key) -> std::optional<int> {
+    const auto value = optional(key);
+    if (!value) return std::nullopt;
+    return static_cast<int>(std::llround(*value));
+  };
+  result.straggler = rank_of("straggler");
+  result.slow_link = rank_of("slow_link");
+  result.others_wait_share = optional("others_wait_share");
 }
 
 }  // namespace fabriclab::runner::report

@@ -60,6 +60,12 @@ struct ScenarioResult {
   std::optional<double> ring_bytes;
   std::optional<double> wire_overhead;
   std::optional<double> wire_bytes_per_param;
+  // Per-rank truth (rank_times.h): the rank the others waited for at the
+  // barrier, the rank whose link the network evidence names (both null when
+  // none), and the mean share of step time the other ranks spent waiting.
+  std::optional<int> straggler;
+  std::optional<int> slow_link;
+  std::optional<double> others_wait_share;
 };
 
 // A scenario as the report shows it: what run.json says about it plus the

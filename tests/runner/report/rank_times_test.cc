@@ -92,6 +92,21 @@ TEST(RankTimes, ASlowLinkShowsInItsRanksRoundTripOrRetransmissions) {
   EXPECT_FALSE(rank_view(clean).slow_link) << "no rank stands out";
 }
 
+TEST(RankTimes, StragglerSlowLinkAndTheOthersWaitAreResultFields) {
+  const ScenarioResult result = summarize_scenario(slow_worker(2));
+  EXPECT_EQ(result.straggler, 2);
+  EXPECT_FALSE(result.slow_link);
+  ASSERT_TRUE(result.others_wait_share);
+  EXPECT_DOUBLE_EQ(*result.others_wait_share, 0.8) << "ranks 0, 1 and 3 wait 400 of 500 ms";
+  const json row = result;
+  EXPECT_EQ(row["straggler"], 2);
+  EXPECT_TRUE(row["slow_link"].is_null());
+  ScenarioResult back;
+  from_json(row, back);
+  EXPECT_EQ(back.straggler, 2);
+  EXPECT_DOUBLE_EQ(*back.others_wait_share, 0.8);
+}
+
 TEST(PerRankTable, NamesTheStragglerWithItsNumbers) {
   ScenarioSummary slow;
   slow.name = "slow-worker";
