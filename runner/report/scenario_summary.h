@@ -21,6 +21,20 @@
 // - steps_completed: steps every rank completed (min over ranks of the
 //   highest step; 0 if a rank of world_size never completed one).
 // - slowdown: filled by compute_slowdowns(), not by summarize_scenario().
+// - allreduce scenarios only (steps carrying `size` and `time_us`: the
+//   `allreduce` workload, doc/metrics.md), nccl-tests' figures with the time
+//   of each size and place averaged over ranks (its -a 1) and busbw = size /
+//   time x 2(n-1)/n in GB/s (doc/allreduce_bench.md):
+//   busbw_gb_per_s      the largest size's out-of-place busbw (the bottom row
+//                       of all_reduce_perf: what the link gives a big message)
+//   avg_busbw_gb_per_s  nccl-tests' "Avg bus bandwidth": mean over every size
+//                       and both places
+//   wrong               #wrong summed over ranks, sizes and places (null when
+//                       not checked)
+//   largest_size        bytes: the size busbw_gb_per_s is of
+//   busbw_ratio         busbw_gb_per_s / the baseline's, set by
+//                       compute_slowdowns() under the same rules as slowdown
+//                       and only when both swept the same largest size
 //
 // Values that cannot be known are nullopt and null in JSON (no steps: no
 // loss; no counters sample: no retransmits). Pure functions, thread-safe.
@@ -50,6 +64,12 @@ struct ScenarioResult {
   std::optional<std::int64_t> drops;
   std::optional<std::int64_t> link_bytes;
   int steps_completed = 0;
+  // Allreduce scenarios only (above); absent from JSON for the others.
+  std::optional<double> busbw_gb_per_s;
+  std::optional<double> avg_busbw_gb_per_s;
+  std::optional<std::int64_t> wrong;
+  std::optional<double> busbw_ratio;
+  std::optional<std::int64_t> largest_size;  // bytes: the size busbw_gb_per_s is of
 };
 
 // A scenario as the report shows it: what run.json says about it plus the
