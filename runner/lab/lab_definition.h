@@ -19,14 +19,24 @@
 
 namespace fabriclab::runner {
 
+// `[[scenario.override]]`: settings on some of a scenario's links, replacing
+// the scenario's own (and earlier overrides') on the links it names
+// (link_plan.h resolves them with the run's seed).
+struct LinkOverride {
+  std::vector<std::string> links;                     // as written: "r1", "seed:slow_rank"
+  std::map<std::string, std::string> link_settings;   // {"impair": "rate 100mbit"}
+};
+
 struct ScenarioDefinition {
   std::string name;                      // [a-z0-9_-]+
   std::string condition;                 // human words for the table
   // Per-link settings by their lab.toml key (runner/scenario/link_setting.h),
   // applied to `links` for the scenario: {"impair": "delay 100ms"}.
   std::map<std::string, std::string> link_settings;
-  std::vector<int> link_ranks;           // whose traffic is impaired (all ranks for "all")
-  std::vector<std::string> links;        // as written: "all", "r1", ...
+  std::vector<int> link_ranks;           // whose traffic is impaired (all ranks for "all";
+                                         // "seed:" words only at run time: link_plan.h)
+  std::vector<std::string> links;        // as written: "all", "r1", "seed:slow_rank", ...
+  std::vector<LinkOverride> overrides;   // in lab.toml's order; later ones win
   double deadline_s = 120;
   double stall_s = 20;
   // `workload = { batch = 2432, steps = 8 }`: parameters this scenario runs
@@ -41,6 +51,8 @@ struct ScenarioDefinition {
 
   // The `impair` setting's tc-netem words, "" = none.
   std::string impair() const;
+  // Every (key, value) it sets on some link, its own and its overrides'.
+  std::vector<std::pair<std::string, std::string>> every_link_setting() const;
 };
 
 // The lab network's shape (runner/topology/fabric.h): a fabric kind by name,

@@ -47,6 +47,11 @@ struct ScenarioEntry {
   // scenario its slowdown is measured against ("" = none).
   std::map<std::string, std::string> workload;
   std::string baseline;
+  // Resolved per-link settings (`[[scenario.override]]`, `seed:` links):
+  // written as `impairments` instead of the one entry above when not empty;
+  // and `link_picks`, each seed label's rank ({"slow_rank": "r2"}).
+  nlohmann::json impairments;
+  std::map<std::string, std::string> link_picks;
 };
 
 class RunWriter {
