@@ -9,6 +9,9 @@ const ChartKind kCharts[] = {
     {"loss_vs_time", "training loss (mean over ranks) against wall-clock time (s)",
      loss_chart_script},
     {"step_times", "step time (ms, slowest rank, log scale) per step", step_time_chart_script},
+    {"busbw", "allreduce busbw (GB/s) against message size, out-of-place", busbw_chart_script},
+    {"link_bytes", "MB each rank's link carried (sent + received) per scenario",
+     link_bytes_chart_script},
 };
 
 }  // namespace
