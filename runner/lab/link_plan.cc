@@ -48,15 +48,23 @@ LinkPlan plan_links(const ScenarioDefinition& s, uint64_t seed, int ranks) {
   LinkPlan plan;
   // Per rank's link, key -> value; later layers overwrite.
   std::vector<std::map<std::string, std::string>> per_link(static_cast<size_t>(ranks));
-  const auto layer = [&](const std::vector<std::string>& words,
+  const auto layer = [&](const std::vector<int>& link_ranks,
                          const std::map<std::string, std::string>& settings) {
-    for (int rank : resolve_link_words(words, seed, ranks, &plan.picks)) {
+    for (int rank : link_ranks) {
       if (rank < 0 || rank >= ranks) continue;
       for (const auto& [key, value] : settings) per_link[static_cast<size_t>(rank)][key] = value;
     }
   };
-  if (!s.link_settings.empty()) layer(s.links, s.link_settings);
-  for (const LinkOverride& o : s.overrides) layer(o.links, o.link_settings);
+  // The scenario's own links: link_ranks (its fixed words, resolved by
+  // load_lab) and its seed: words, which only the run's seed resolves.
+  std::vector<std::string> seed_words;
+  for (const std::string& word : s.links)
+    if (word.rfind("seed:", 0) == 0) seed_words.push_back(word);
+  std::vector<int> own = resolve_link_words(seed_words, seed, ranks, &plan.picks);
+  own.insert(own.end(), s.link_ranks.begin(), s.link_ranks.end());
+  if (!s.link_settings.empty()) layer(own, s.link_settings);
+  for (const LinkOverride& o : s.overrides)
+    layer(resolve_link_words(o.links, seed, ranks, &plan.picks), o.link_settings);
 
   std::map<std::string, std::vector<LinkAssignment>> by_key;
   for (int rank = 0; rank < ranks; ++rank) {

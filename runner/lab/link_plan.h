@@ -6,7 +6,9 @@
 // "seed:LABEL": the one link of rank seed_pick(seed, LABEL, ranks)
 // (seed_pick.h) -- the same rank a `from = "seed"` exercise with value LABEL
 // expects, so every student has their own slow link and the grader knows
-// which. Per link, the scenario's own settings apply to its `links`; then
+// which. Per link, the scenario's own settings apply to its `links` (the
+// fixed words as load_lab() resolved them into `link_ranks`, its seed: words
+// here); then
 // each override, in order, sets its keys on its links, replacing what was
 // there (later ones win). Links that end with the same value for a key are
 // applied together.

@@ -15,6 +15,7 @@ ScenarioDefinition slow_link_scenario() {
   ScenarioDefinition s;
   s.name = "slow";
   s.links = {"all"};
+  s.link_ranks = {0, 1, 2, 3};  // what load_lab() resolves "all" to
   s.link_settings = {{"impair", "rate 400mbit"}};
   s.overrides = {{{"seed:slow_rank"}, {{"impair", "rate 100mbit"}}}};
   return s;
@@ -69,6 +70,7 @@ TEST(LinkPlan, LaterOverridesWinOnTheLinksTheyName) {
 TEST(LinkPlan, AScenarioWithoutOverridesIsOneAssignmentPerKey) {
   ScenarioDefinition s;
   s.links = {"r1"};
+  s.link_ranks = {1};
   s.link_settings = {{"impair", "delay 100ms"}, {"sysctl", "net.ipv4.tcp_ecn=1"}};
   const LinkPlan plan = plan_links(s, 99, 2);
   ASSERT_EQ(plan.assignments.size(), 2u);
