@@ -5,6 +5,7 @@
 #include "netem/backend_probe.h"
 #include "netem/impairment.h"
 #include "netem/netlink/netlink_backend.h"
+#include "netem/netlink/tbf_qdisc.h"
 #include "netem/userspace/userspace_backend.h"
 
 namespace fabriclab::netem {
@@ -15,6 +16,8 @@ BackendKind parse_backend_kind(const std::string& word) {
   if (word == "auto") return BackendKind::kAuto;
   throw InputError("unknown backend '" + word + "'; expected netem, userspace or auto");
 }
+
+bool shapes_without_sch_netem(const Spec& spec) { return netlink::is_rate_only(spec); }
 
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* why) {
   return make_backend(kind, BackendOptions{}, why);

@@ -111,6 +111,11 @@ class Backend {
 
 // Picks a backend. For kAuto: netem when the kernel has sch_netem, else
 // userspace; `why` (if not null) receives one sentence saying which and why.
+// True when the netem backend applies `spec` on a kernel without sch_netem
+// too: a rate alone (and limit) goes on a token bucket filter
+// (netem/netlink/tbf_qdisc.h).
+bool shapes_without_sch_netem(const Spec& spec);
+
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* why = nullptr);
 std::unique_ptr<Backend> make_backend(BackendKind kind, const BackendOptions& options,
                                       std::string* why = nullptr);

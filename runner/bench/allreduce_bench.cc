@@ -26,6 +26,7 @@
 #include "runner/topology/lab_network.h"
 #include "runner/topology/topology.h"
 #include "runner/topology/user_namespace.h"
+#include "runner/workload/message_sizes.h"
 
 namespace fabriclab::runner::bench {
 namespace {
@@ -153,11 +154,7 @@ std::string describe_impairment(const AllreduceBenchOptions& o, const netem::Bac
 }  // namespace
 
 std::vector<int64_t> allreduce_sizes(int64_t min_bytes, int64_t max_bytes, int64_t step_factor) {
-  std::vector<int64_t> sizes;
-  for (int64_t size = min_bytes; size <= max_bytes; size *= step_factor) {
-    sizes.push_back(std::max<int64_t>(4, size / 4 * 4));
-  }
-  return sizes;
+  return message_sizes(min_bytes, max_bytes, step_factor);
 }
 
 std::vector<int> parse_link_words(const std::vector<std::string>& words, int ranks) {

@@ -18,6 +18,9 @@
 
 #include "common/input_error.h"
 #include "runner/bench/allreduce_check.h"
+#include "runner/bench/allreduce_events.h"
+#include "trainer/metrics_writer.h"
+#include "trainer/wire_bytes.h"
 
 namespace fabriclab::runner::bench {
 namespace {
@@ -86,11 +89,6 @@ void allreduce(const Channels& channels, const float* in, float* out, size_t cou
   for (std::thread& t : others) t.join();
 }
 
-struct PlaceResult {
-  double time_us = 0;
-  int64_t wrong = -1;
-};
-
 PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int rank,
                     int world_size, std::vector<float>& in, std::vector<float>& out, bool in_place,
                     ReduceFn reduce) {
@@ -121,37 +119,86 @@ nlohmann::json place_json(const PlaceResult& r) {
 
 }  // namespace
 
+namespace {
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o, ReduceFn reduce,
+               std::ofstream& results, trainer::MetricsWriter& metrics, int64_t& step) {
+  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s)", rv.rank, rv.master_addr,
+               rv.master_port, o.channels);
+  Channels channels(rv, o.channels);
+  trainer::WireBytes wire(trainer::lab_interface(rv.iface, rv.bind_addr));
+  nlohmann::json start = allreduce_start_fields(o, rv.world_size);
+  if (!wire.device().empty()) start["net_device"] = wire.device();
+  metrics.write("start", start);
+  std::vector<SizeResult> done;
+  double first_start_s = 0;
+  for (int64_t size : o.sizes_bytes) {
+    // A step is the whole size, buffers included: the steps then cover the
+    // rank's wall time, as the workload contract's consistency rules ask.
+    step = static_cast<int64_t>(done.size()) + 1;
+    const auto step_start = Clock::now();
+    if (done.empty()) first_start_s = trainer::unix_time_s();
+    wire.start();
+    const size_t count = static_cast<size_t>(size / 4);
+    std::vector<float> in(count), out(count);
+    fill_allreduce_input(in.data(), count, rv.rank);
+    SizeResult r;
+    r.size_bytes = size;
+    r.out_of_place = measure(channels, o, rv.rank, rv.world_size, in, out, false, reduce);
+    fill_allreduce_input(out.data(), count, rv.rank);
+    r.in_place = measure(channels, o, rv.rank, rv.world_size, in, out, true, reduce);
+    r.step_ms = ms_since(step_start);
+    if (results.is_open()) {
+      results << nlohmann::json{{"size", size},
+                                {"count", count},
+                                {"out_of_place", place_json(r.out_of_place)},
+                                {"in_place", place_json(r.in_place)}}
+                     .dump()
+              << std::endl;
+    }
+    nlohmann::json fields = allreduce_step_fields(step, r, rv.world_size);
+    fields.update(wire.since_start());
+    metrics.write("step", fields);
+    done.push_back(r);
+  }
+  metrics.write("final", allreduce_final_fields(done, rv.world_size,
+                                                trainer::unix_time_s() - first_start_s));
+  channels.barrier();  // nobody closes its connections while a peer still reads
+}
+
+}  // namespace
+
 void run_allreduce_rank(const trainer::Rendezvous& rv, const AllreduceRankOptions& o) {
   trainer::validate(rv);
   if (rv.world_size < 2) throw InputError("bench allreduce-rank needs WORLD_SIZE >= 2");
   if (o.iters < 1 || o.warmup < 0 || o.channels < 1)
     throw InputError("--iters must be >= 1, --warmup >= 0, --channels >= 1");
+  if (o.results_path.empty() && o.metrics_path.empty())
+    throw InputError("give --results or --metrics (or both)");
   for (int64_t size : o.sizes_bytes)
     if (size <= 0 || size % 4 != 0)
       throw InputError("--sizes: " + std::to_string(size) + " is not a positive multiple of 4");
-  std::ofstream results(o.results_path, std::ios::trunc);
-  if (!results) throw InputError("--results " + o.results_path + ": cannot write");
+  std::ofstream results;
+  if (!o.results_path.empty()) {
+    results.open(o.results_path, std::ios::trunc);
+    if (!results) throw InputError("--results " + o.results_path + ": cannot write");
+  }
+  trainer::MetricsWriter metrics(o.metrics_path, rv.rank);  // "" = none
 
   const ReduceFn reduce = o.wrong_reduction ? static_cast<ReduceFn>(&gloo::max<float>)
                                             : static_cast<ReduceFn>(&gloo::sum<float>);
-  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s)", rv.rank, rv.master_addr,
-               rv.master_port, o.channels);
-  Channels channels(rv, o.channels);
-  for (int64_t size : o.sizes_bytes) {
-    const size_t count = static_cast<size_t>(size / 4);
-    std::vector<float> in(count), out(count);
-    fill_allreduce_input(in.data(), count, rv.rank);
-    const PlaceResult oop = measure(channels, o, rv.rank, rv.world_size, in, out, false, reduce);
-    fill_allreduce_input(out.data(), count, rv.rank);
-    const PlaceResult ip = measure(channels, o, rv.rank, rv.world_size, in, out, true, reduce);
-    results << nlohmann::json{{"size", size},
-                              {"count", count},
-                              {"out_of_place", place_json(oop)},
-                              {"in_place", place_json(ip)}}
-                   .dump()
-            << std::endl;
+  int64_t step = 0;  // the size being measured, for the error event
+  try {
+    run_sizes(rv, o, reduce, results, metrics, step);
+  } catch (const std::exception& e) {
+    // The workload contract: a failing rank says why in its events too.
+    metrics.write("error", {{"step", step}, {"message", e.what()}});
+    throw;
   }
-  channels.barrier();  // nobody closes its connections while a peer still reads
 }
 
 }  // namespace fabriclab::runner::bench

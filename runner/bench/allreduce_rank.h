@@ -23,6 +23,10 @@
 // `wrong_reduction` makes the reduction take the maximum instead of the sum:
 // the test that shows #wrong is counted from real data.
 //
+// With `metrics_path`, it also writes the workload contract's events
+// (runner/workload/workload.h; allreduce_events.h): start, one step per size,
+// final, or error when it fails -- the `allreduce` workload of a lab.
+//
 // Errors: InputError for bad options; std::runtime_error (or Gloo's
 // exceptions, all std::exception) when a peer fails or the timeout passes.
 #pragma once
@@ -44,7 +48,10 @@ struct AllreduceRankOptions {
   int channels = 1;
   int64_t segment_bytes = 0;  // Gloo's largest send/recv per step (two in flight); 0 = its 1 MiB
   bool wrong_reduction = false;
-  std::string results_path;
+  std::string results_path;  // "" = no JSON lines of results
+  // "" = none; else the `allreduce` workload's metrics events
+  // (allreduce_events.h): what a lab scenario's ranks write.
+  std::string metrics_path;
 };
 
 void run_allreduce_rank(const trainer::Rendezvous& rendezvous, const AllreduceRankOptions& options);

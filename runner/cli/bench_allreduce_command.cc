@@ -30,7 +30,9 @@ void add_rank_command(CLI::App& bench) {
   cmd->add_option("--channels", o->channels)->check(CLI::Range(1, 16));
   cmd->add_flag("--wrong-reduction", o->wrong_reduction);
   cmd->add_option("--segment-bytes", o->segment_bytes);
-  cmd->add_option("--results", o->results_path, "JSON Lines, one per size")->required();
+  cmd->add_option("--results", o->results_path, "JSON Lines, one per size");
+  cmd->add_option("--metrics", o->metrics_path,
+                  "Workload events (doc/metrics.md), what a lab's allreduce ranks write");
   cmd->add_option("--timeout", *timeout_s, "Seconds the rendezvous or one collective may take");
   cmd->add_option("--master-addr", rv->master_addr)->envname("MASTER_ADDR");
   cmd->add_option("--master-port", rv->master_port)->envname("MASTER_PORT");

@@ -180,7 +180,7 @@ class HostLabRun {
       // impairs the link it travels on.
       std::this_thread::sleep_for(kSettle);
       recording.begin_scenario(s);
-      if (!s.link_settings.empty())
+      if (!s.every_link_setting().empty())
         watch_->set_silent_limit(
             std::max(kPeerSilentLimit, seconds(static_cast<int64_t>(s.deadline_s))));
       ScenarioContext context{&lab_,
@@ -191,11 +191,13 @@ class HostLabRun {
                               recording.dir(),
                               options_.port + 1 + static_cast<int>(i),
                               [this] { return watch_->problem(); }};
+      // The lead's seed, the same on every host: `seed:` links pick alike.
+      if (run["seed"].is_number_unsigned()) context.seed = run["seed"].get<uint64_t>();
       ScenarioOutcome outcome =
           s.link_settings.count("sysctl") ? skipped_for_sysctl(s) : run_scenario(context, s);
       // Our impairment is gone: from here on silence means a lost host again
       // (the others' impairments end at about the same time as ours).
-      if (!s.link_settings.empty()) watch_->set_silent_limit(kPeerSilentLimit);
+      if (!s.every_link_setting().empty()) watch_->set_silent_limit(kPeerSilentLimit);
       if (placement_.is_lead())
         outcome = collect(key, s, std::move(outcome));
       else

@@ -13,12 +13,15 @@ const std::set<std::string> kResultFields = {
     "wall_s",     "slowdown", "median_step_ms", "p99_step_ms", "median_network_ms", "comm_share",
     "final_loss", "accuracy", "retransmits",    "drops",       "link_bytes",
     "tx_bytes_per_step", "ring_bytes", "wire_overhead", "wire_bytes_per_param",
-    "straggler", "slow_link", "others_wait_share"};
+    "straggler", "slow_link", "others_wait_share",
+    // allreduce scenarios (runner/report/scenario_summary.h)
+    "busbw_gb_per_s", "avg_busbw_gb_per_s", "busbw_ratio", "wrong", "largest_size"};
 const std::set<std::string> kEvalFields = {"accuracy", "test_loss", "eval_ms"};
 const std::set<std::string> kStartFields = {"world_size", "width", "params", "grad_bytes",
                                             "batch",      "steps", "threads"};
 const std::set<std::string> kFinalFields = {"steps",      "wall_s",   "samples_per_s",
-                                            "final_loss", "accuracy", "comm_ms_total"};
+                                            "final_loss", "accuracy", "comm_ms_total",
+                                            "avg_busbw",  "wrong"};
 
 std::string join(const std::set<std::string>& words) {
   std::string out;
@@ -127,7 +130,7 @@ ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scena
   const RecordingPath path = parse_recording_path(text);
   if (path.what == "ordered_by") return scenarios;
   ScenarioNames out = {path_scenario(path, scenarios)};
-  if (path.what == "result" && path.field == "slowdown") {
+  if (path.what == "result" && (path.field == "slowdown" || path.field == "busbw_ratio")) {
     const std::string base = has_scenario(scenarios, "clean") ? "clean"
                              : scenarios.empty()              ? ""
                                                               : scenarios.front();

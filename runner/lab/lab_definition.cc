@@ -10,6 +10,7 @@
 
 #include "common/input_error.h"
 #include "runner/lab/exercise_reader.h"
+#include "runner/lab/link_plan.h"
 #include "runner/lab/toml_file.h"
 #include "runner/link/link_setting.h"
 #include "runner/report/chart_kind.h"
@@ -23,7 +24,8 @@ namespace {
 
 // The keys of a [[scenario]] besides its per-link settings (link_setting.h).
 const std::set<std::string> kScenarioKeys = {"name",    "condition", "links",    "deadline_s",
-                                             "stall_s", "workload",  "baseline", "ranks"};
+                                             "stall_s", "workload",  "baseline", "ranks",
+                                             "override"};
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -133,7 +135,14 @@ std::string param_value(const LabReader& r, const Workload& workload, const std:
     if (!node.is_string()) r.fail(&node, key, "expected a string");
     return node.as_string()->get();
   }
-  if (kind->second == ParamKind::kInteger) {
+  if (kind->second == ParamKind::kRank && node.is_string()) {
+    static const std::regex kSeedWord("seed:[a-z0-9_]+");
+    const std::string word = node.as_string()->get();
+    if (!std::regex_match(word, kSeedWord))
+      r.fail(&node, key, "expected a rank number or \"seed:LABEL\" (LABEL: [a-z0-9_]+), got \"" + word + "\"");
+    return word;
+  }
+  if (kind->second == ParamKind::kInteger || kind->second == ParamKind::kRank) {
     if (!node.is_integer() || node.as_integer()->get() < 0) {
       r.fail(&node, key, "expected a non-negative integer");
     }
@@ -170,36 +179,69 @@ WorkloadDefinition read_workload(const LabReader& r, const toml::table& root) {
   return w;
 }
 
+// `links`: "all", "rN" or "seed:LABEL" words (link_plan.h); the ranks of
+// the words that do not need the run's seed.
 std::vector<int> resolve_links(const LabReader& r, const toml::node* node,
                                std::vector<std::string>& words, int ranks) {
-  std::vector<int> result;
   if (!node) {
     words = {"all"};
   } else {
     const toml::array* array = node->as_array();
-    if (!array || array->empty()) r.fail(node, "links", "expected an array like [\"all\"] or [\"r1\"]");
+    if (!array || array->empty())
+      r.fail(node, "links", "expected an array like [\"all\"], [\"r1\"] or [\"seed:slow_rank\"]");
     for (const auto& item : *array) {
       if (!item.is_string()) r.fail(&item, "links", "expected strings like \"all\" or \"r1\"");
       words.push_back(item.as_string()->get());
+      try {
+        validate_link_word(words.back(), ranks);
+      } catch (const std::invalid_argument& e) {
+        r.fail(&item, "links", e.what());
+      }
     }
   }
-  for (const std::string& word : words) {
-    if (word == "all") {
-      for (int i = 0; i < ranks; ++i) result.push_back(i);
-      continue;
-    }
-    static const std::regex kRank("r([0-9]+)");
-    std::smatch m;
-    if (!std::regex_match(word, m, kRank) || std::stoi(m[1]) >= ranks) {
-      r.fail(node, "links",
-             "'" + word + "' is not a rank of this lab: expected \"all\" or r0..r" +
-                 std::to_string(ranks - 1));
-    }
-    result.push_back(std::stoi(m[1]));
+  std::vector<std::string> fixed;
+  for (const std::string& word : words)
+    if (word.rfind("seed:", 0) != 0) fixed.push_back(word);
+  return resolve_link_words(fixed, 0, ranks);
+}
+
+// One key of per-link settings (link_setting.h) in `t`, checked; "" = absent.
+std::string link_setting_value(const LabReader& r, const toml::table& t, const std::string& key) {
+  const std::string value = r.string_at(t, key, false);
+  if (value.empty()) return value;
+  try {
+    find_link_setting(key)->validate(value);
+  } catch (const std::invalid_argument& e) {
+    r.fail(t.get(key), key, e.what());
   }
-  std::sort(result.begin(), result.end());
-  result.erase(std::unique(result.begin(), result.end()), result.end());
-  return result;
+  return value;
+}
+
+// `[[scenario.override]]` tables: `links` and at least one per-link setting.
+std::vector<LinkOverride> read_overrides(const LabReader& r, const toml::table& t, int ranks) {
+  std::vector<LinkOverride> out;
+  const toml::node* node = t.get("override");
+  if (!node) return out;
+  const toml::array* array = node->as_array();
+  if (!array || array->empty() || !array->is_array_of_tables())
+    r.fail(node, "override", "expected [[scenario.override]] tables");
+  std::set<std::string> known = {"links"};
+  for (const std::string& key : link_setting_keys()) known.insert(key);
+  for (const auto& item : *array) {
+    const toml::table& o = *item.as_table();
+    r.reject_unknown(o, known, "[[scenario.override]]");
+    LinkOverride override;
+    if (!o.get("links")) r.fail(&o, "links", "missing: an override names the links it sets");
+    resolve_links(r, o.get("links"), override.links, ranks);
+    for (const std::string& key : link_setting_keys()) {
+      const std::string value = link_setting_value(r, o, key);
+      if (!value.empty()) override.link_settings[key] = value;
+    }
+    if (override.link_settings.empty())
+      r.fail(&o, "override", "sets nothing: give a per-link setting (" + join(link_setting_keys()) + ")");
+    out.push_back(std::move(override));
+  }
+  return out;
 }
 
 // `workload = { ... }`: the lab's workload with these parameters changed.
@@ -218,6 +260,11 @@ void read_scenario_workload(const LabReader& r, const toml::table& t, const LabD
     s.workload_overrides[k] = param_value(r, kind, k, value);
     s.workload.params[k] = s.workload_overrides[k];
   }
+  try {
+    kind.check(s.workload);
+  } catch (const std::invalid_argument& e) {
+    r.fail(node, "workload", e.what());
+  }
 }
 
 ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int ranks,
@@ -231,18 +278,24 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
   if (!std::regex_match(s.name, kName)) r.fail(t.get("name"), "name", "expected [a-z0-9_-]+");
   s.condition = r.string_at(t, "condition", false, s.name);
   for (const std::string& key : link_setting_keys()) {
-    const std::string value = r.string_at(t, key, false);
-    if (value.empty()) continue;
-    try {
-      find_link_setting(key)->validate(value);
-    } catch (const std::invalid_argument& e) {
-      r.fail(t.get(key), key, e.what());
-    }
-    s.link_settings[key] = value;
+    const std::string value = link_setting_value(r, t, key);
+    if (!value.empty()) s.link_settings[key] = value;
   }
   // A scenario may run its job on the first N ranks of the lab network.
   s.ranks = static_cast<int>(r.integer_at(t, "ranks", ranks, 1, ranks));
   s.link_ranks = resolve_links(r, t.get("links"), s.links, s.ranks);
+  s.overrides = read_overrides(r, t, s.ranks);
+  if (s.ranks < ranks) {
+    // The grader draws a `from = "seed"` rank over the lab's ranks.
+    std::vector<std::string> words = s.links;
+    for (const LinkOverride& o : s.overrides) words.insert(words.end(), o.links.begin(), o.links.end());
+    for (const std::string& word : words) {
+      if (word.rfind("seed:", 0) == 0)
+        r.fail(t.get("ranks"), "ranks",
+               "a scenario with a seed: link runs on every rank of the lab (the grader draws "
+               "the rank over all " + std::to_string(ranks) + ")");
+    }
+  }
   s.deadline_s = r.number_at(t, "deadline_s", s.deadline_s, 1, 86400);
   s.stall_s = r.number_at(t, "stall_s", s.stall_s, 1, 86400);
   if (quick) {
@@ -371,6 +424,12 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     }
   }
 
+  try {
+    workload.check(lab.workload);
+  } catch (const std::invalid_argument& e) {
+    r.fail(root.get("workload") ? root.get("workload") : root.get("trainer"), "workload", e.what());
+  }
+
   const toml::array* scenarios = root["scenario"].as_array();
   if (!scenarios || scenarios->empty()) {
     throw input_error_at(lab_toml, 1, "expected at least one [[scenario]]");
@@ -383,9 +442,9 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     read_scenario_workload(r, *t, lab, s);
     s.baseline = r.string_at(*t, "baseline", false);
     if (!names.insert(s.name).second) r.fail(t->get("name"), "name", "scenario '" + s.name + "' defined twice");
-    if (!s.link_settings.empty() && lab.ranks == 1) {
-      const std::string key = s.link_settings.begin()->first;
-      r.fail(t->get(key), key, "a 1-rank lab has no link to set");
+    if (!s.every_link_setting().empty() && lab.ranks == 1) {
+      const std::string key = s.every_link_setting().front().first;
+      r.fail(t->get(key) ? t->get(key) : t->get("override"), key, "a 1-rank lab has no link to set");
     }
     lab.scenarios.push_back(std::move(s));
   }
@@ -397,6 +456,13 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
 std::string ScenarioDefinition::impair() const {
   const auto it = link_settings.find("impair");
   return it == link_settings.end() ? "" : it->second;
+}
+
+std::vector<std::pair<std::string, std::string>> ScenarioDefinition::every_link_setting() const {
+  std::vector<std::pair<std::string, std::string>> out(link_settings.begin(), link_settings.end());
+  for (const LinkOverride& o : overrides)
+    for (const auto& setting : o.link_settings) out.push_back(setting);
+  return out;
 }
 
 std::vector<std::string> LabDefinition::scenario_names() const {

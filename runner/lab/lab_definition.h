@@ -19,6 +19,14 @@
 
 namespace fabriclab::runner {
 
+// `[[scenario.override]]`: settings on some of a scenario's links, replacing
+// the scenario's own (and earlier overrides') on the links it names
+// (link_plan.h resolves them with the run's seed).
+struct LinkOverride {
+  std::vector<std::string> links;                     // as written: "r1", "seed:slow_rank"
+  std::map<std::string, std::string> link_settings;   // {"impair": "rate 100mbit"}
+};
+
 struct ScenarioDefinition {
   std::string name;                      // [a-z0-9_-]+
   std::string condition;                 // human words for the table
@@ -28,8 +36,10 @@ struct ScenarioDefinition {
   // The job runs on ranks 0 .. ranks-1 of the lab network (`ranks = N`,
   // default: all of them); the other ranks' hosts stay idle.
   int ranks = 0;
-  std::vector<int> link_ranks;           // whose traffic is impaired (all the scenario's ranks for "all")
-  std::vector<std::string> links;        // as written: "all", "r1", ...
+  std::vector<int> link_ranks;           // whose traffic is impaired (all the scenario's ranks for "all";
+                                         // "seed:" words only at run time: link_plan.h)
+  std::vector<std::string> links;        // as written: "all", "r1", "seed:slow_rank", ...
+  std::vector<LinkOverride> overrides;   // in lab.toml's order; later ones win
   double deadline_s = 120;
   double stall_s = 20;
   // `workload = { batch = 2432, steps = 8 }`: parameters this scenario runs
@@ -44,6 +54,8 @@ struct ScenarioDefinition {
 
   // The `impair` setting's tc-netem words, "" = none.
   std::string impair() const;
+  // Every (key, value) it sets on some link, its own and its overrides'.
+  std::vector<std::pair<std::string, std::string>> every_link_setting() const;
 };
 
 // The lab network's shape (runner/topology/fabric.h): a fabric kind by name,

@@ -15,8 +15,12 @@ using nlohmann::json;
 struct StepAccumulator {
   double end_s = -std::numeric_limits<double>::infinity();
   double loss_sum = 0;
+  int loss_ranks = 0;  // ranks that reported a loss (none for allreduce)
   int ranks = 0;
   double slowest_step_ms = 0;
+  double size_bytes = 0;
+  double time_us_sum = 0;  // allreduce sweeps: out-of-place time, summed over ranks
+  int timed_ranks = 0;
 };
 
 }  // namespace
@@ -91,23 +95,53 @@ std::string log_yrange(const std::vector<ScenarioSeries>& series) {
 
 ScenarioSeries series_of(const std::string& name, const std::string& label,
                          const std::vector<json>& events) {
-  ScenarioSeries series{name, label, {}, {}};
+  ScenarioSeries series{name, label, {}, {}, {}};
   std::map<int, StepAccumulator> steps;
   double first_start_s = std::numeric_limits<double>::infinity();
+  int world_size = 0;
   for (const json& event : events) {
-    if (event.value("event", std::string()) != "step") continue;
+    const std::string kind = event.value("event", std::string());
+    if (kind == "start" && event.value("world_size", json()).is_number_integer()) {
+      world_size = std::max(world_size, event["world_size"].get<int>());
+    }
+    if (kind == "counters" && event.value("links", json()).is_object()) {
+      series.links.clear();
+      for (const auto& [name, link] : event["links"].items()) {
+        if (!link.is_object()) continue;
+        series.links.push_back(
+            {name, link.value("tx_bytes", 0.0), link.value("rx_bytes", 0.0)});
+      }
+    }
+    if (kind != "step") continue;
     const double ts = event.at("ts").get<double>();
     const double step_ms = event.at("step_ms").get<double>();
     first_start_s = std::min(first_start_s, ts - step_ms / 1000.0);
     StepAccumulator& step = steps[event.at("step").get<int>()];
     step.end_s = std::max(step.end_s, ts);
-    step.loss_sum += event.at("loss").get<double>();
+    if (event.contains("loss")) {
+      step.loss_sum += event.at("loss").get<double>();
+      ++step.loss_ranks;
+    }
     ++step.ranks;
     step.slowest_step_ms = std::max(step.slowest_step_ms, step_ms);
+    if (event.value("size", json()).is_number() && event.value("time_us", json()).is_number()) {
+      step.size_bytes = event["size"].get<double>();
+      step.time_us_sum += event["time_us"].get<double>();
+      ++step.timed_ranks;
+    }
   }
   for (const auto& [number, step] : steps) {
-    series.points.push_back(
-        {number, step.end_s - first_start_s, step.loss_sum / step.ranks, step.slowest_step_ms});
+    StepPoint point{number, step.end_s - first_start_s,
+                    step.loss_ranks > 0 ? step.loss_sum / step.loss_ranks : 0.0,
+                    step.slowest_step_ms, 0.0, 0.0};
+    const int n = std::max(world_size, step.timed_ranks);
+    if (step.timed_ranks > 0 && step.time_us_sum > 0 && n > 0) {
+      // doc/allreduce_bench.md: busbw = size / time x 2(n-1)/n, GB/s.
+      point.size_bytes = step.size_bytes;
+      point.busbw_gb_per_s =
+          step.size_bytes / (step.time_us_sum / step.timed_ranks) / 1e3 * 2.0 * (n - 1) / n;
+    }
+    series.points.push_back(point);
   }
   return series;
 }
@@ -123,11 +157,26 @@ std::string data_file_name(const std::string& scenario) {
 }
 
 std::string format_data_file(const ScenarioSeries& series) {
-  std::string text =
-      fmt::format("# scenario {}\n# step t_s mean_loss slowest_step_ms\n", series.name);
+  std::string text = fmt::format(
+      "# scenario {}\n# step t_s mean_loss slowest_step_ms size_bytes busbw_gb_per_s\n",
+      series.name);
   for (const StepPoint& point : series.points) {
-    text += fmt::format("{} {:.6f} {:.6f} {:.3f}\n", point.step, point.t_s, point.mean_loss,
-                        point.slowest_step_ms);
+    text += fmt::format("{} {:.6f} {:.6f} {:.3f} {:.0f} {:.6f}\n", point.step, point.t_s,
+                        point.mean_loss, point.slowest_step_ms, point.size_bytes,
+                        point.busbw_gb_per_s);
+  }
+  return text;
+}
+
+std::string links_file_name(const std::string& scenario) {
+  const std::string data = data_file_name(scenario);
+  return data.substr(0, data.size() - 4) + ".links.dat";
+}
+
+std::string format_links_file(const ScenarioSeries& series) {
+  std::string text = fmt::format("# scenario {}\n# link tx_MB rx_MB\n", series.name);
+  for (const LinkBytes& link : series.links) {
+    text += fmt::format("{} {:.3f} {:.3f}\n", link.name, link.tx_bytes / 1e6, link.rx_bytes / 1e6);
   }
   return text;
 }
@@ -164,6 +213,60 @@ std::string step_time_chart_script(const std::vector<ScenarioSeries>& series,
          "set logscale y\n"
          "set xrange [1:*]\n" +
          log_yrange(series) + plot_command(series, "1:4");
+}
+
+}  // namespace fabriclab::runner::report
+
+namespace fabriclab::runner::report {
+
+std::string busbw_chart_script(const std::vector<ScenarioSeries>& series, const std::string& title,
+                               const std::string& svg_name) {
+  std::string plot;
+  for (const ScenarioSeries& one : series) {
+    bool sweep = false;
+    for (const StepPoint& p : one.points) sweep = sweep || p.size_bytes > 0;
+    if (!sweep) continue;
+    plot += plot.empty() ? "plot " : ", \\\n     ";
+    // Column 5 is 0 for steps that are no allreduce size: left out (1/0).
+    plot += fmt::format("{} using ($5 > 0 ? $5 : 1/0):6 with linespoints linewidth 2 title {}",
+                        gnuplot_quote(data_file_name(one.name)), gnuplot_quote(one.label));
+  }
+  if (plot.empty()) plot = "plot 0 notitle";
+  return script_preamble(svg_name, title) +
+         "set xlabel 'message size (bytes, log scale)'\n"
+         "set ylabel 'busbw (GB/s)'\n"
+         "set logscale x 2\n"
+         "set format x '%.0b%BB'\n"
+         "set yrange [0:*]\n"
+         "set offsets graph 0.02, graph 0.02, graph 0.05, 0\n" +
+         plot + "\n";
+}
+
+std::string link_bytes_chart_script(const std::vector<ScenarioSeries>& series,
+                                    const std::string& title, const std::string& svg_name) {
+  std::vector<const ScenarioSeries*> with_links;
+  for (const ScenarioSeries& one : series)
+    if (!one.links.empty()) with_links.push_back(&one);
+  std::string plot;
+  const double width = 0.8 / std::max<size_t>(1, with_links.size());
+  for (size_t i = 0; i < with_links.size(); ++i) {
+    const double offset = -0.4 + width * (static_cast<double>(i) + 0.5);
+    plot += plot.empty() ? "plot " : ", \\\n     ";
+    // What the rank sent plus what it received: every byte its link carried.
+    plot += fmt::format("{} using ($0 {:+.3f}):($2 + $3):({:.3f}){} with boxes fill solid 0.6 "
+                        "title {}",
+                        gnuplot_quote(links_file_name(with_links[i]->name)), offset, width,
+                        i == 0 ? ":xtic(1)" : "", gnuplot_quote(with_links[i]->label));
+  }
+  if (plot.empty()) plot = "plot 0 notitle";
+  return script_preamble(svg_name, title) +
+         "set xlabel 'lab link (its rank sent + received)'\n"
+         "set ylabel 'MB carried'\n"
+         "set yrange [0:*]\n"
+         "set xrange [-0.6:*]\n"
+         "set offsets 0, 0.6, graph 0.05, 0\n"
+         "set style fill solid 0.6\n" +
+         plot + "\n";
 }
 
 }  // namespace fabriclab::runner::report

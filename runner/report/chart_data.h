@@ -25,6 +25,19 @@ struct StepPoint {
                                // the scenario's first step started
   double mean_loss = 0;        // mean over the ranks that reported the step
   double slowest_step_ms = 0;  // max step_ms over ranks (the BSP step time)
+  // An allreduce sweep's step (the `allreduce` workload): its message size
+  // and out-of-place busbw in GB/s, the time averaged over ranks
+  // (doc/allreduce_bench.md); both 0 for other workloads.
+  double size_bytes = 0;
+  double busbw_gb_per_s = 0;
+};
+
+// What one lab link carried in a scenario: its last `counters` sample
+// (recordings/FORMAT.md): tx = what its rank sent, rx = what it received.
+struct LinkBytes {
+  std::string name;  // "r0-sw", "r0-r1"
+  double tx_bytes = 0;
+  double rx_bytes = 0;
 };
 
 struct ScenarioSeries {
@@ -32,17 +45,23 @@ struct ScenarioSeries {
   std::string label;              // legend text, "clean: no impairment"
   std::vector<StepPoint> points;  // by step number
   std::vector<RankTimes> ranks;   // each rank's median compute and wait (rank_times.h)
+  std::vector<LinkBytes> links;   // by link name; empty without a counters sample
 };
 
-// The series of one scenario's events (step events only are used).
+// The series of one scenario's events (step events; start events for the
+// world size; the last counters event for the links).
 ScenarioSeries series_of(const std::string& name, const std::string& label,
                          const std::vector<nlohmann::json>& events);
 
 // "<name>.dat", with any character outside [A-Za-z0-9_-] replaced by '_'.
 std::string data_file_name(const std::string& scenario);
-// Whitespace-separated columns: step t_s mean_loss slowest_step_ms, under a
-// '#' header line naming them.
+// Whitespace-separated columns: step t_s mean_loss slowest_step_ms
+// size_bytes busbw_gb_per_s, under a '#' header line naming them.
 std::string format_data_file(const ScenarioSeries& series);
+// "<name>.links.dat" (name sanitized as above): the scenario's links, one
+// per line: name tx_MB rx_MB (10^6 bytes).
+std::string links_file_name(const std::string& scenario);
+std::string format_links_file(const ScenarioSeries& series);
 
 // A gnuplot single-quoted string literal: 'it''s' (gnuplot doubles quotes).
 std::string gnuplot_quote(const std::string& text);
@@ -61,5 +80,13 @@ std::string loss_chart_script(const std::vector<ScenarioSeries>& series, const s
                               const std::string& svg_name);
 std::string step_time_chart_script(const std::vector<ScenarioSeries>& series,
                                    const std::string& title, const std::string& svg_name);
+// An allreduce sweep's busbw against message size (log2 x), one line per
+// scenario: nccl-tests' curve.
+std::string busbw_chart_script(const std::vector<ScenarioSeries>& series,
+                               const std::string& title, const std::string& svg_name);
+// MB each rank's link carried, one bar per link and scenario (the links
+// files above).
+std::string link_bytes_chart_script(const std::vector<ScenarioSeries>& series,
+                                    const std::string& title, const std::string& svg_name);
 
 }  // namespace fabriclab::runner::report

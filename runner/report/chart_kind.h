@@ -4,6 +4,8 @@
 //   loss_vs_time   training loss (mean over ranks) against wall-clock time
 //   step_times     step time per step (slowest rank), log y
 //   timeline       per scenario and rank, a median step: compute, then wait
+//   busbw          an allreduce sweep's busbw against message size
+//   link_bytes     bytes each rank's link carried (its counters), per scenario
 //
 // A chart is a gnuplot script writer over the scenarios' series
 // (chart_data.h) plus one row in chart_kinds.cc. charts.cc runs gnuplot on

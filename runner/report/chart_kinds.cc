@@ -12,6 +12,9 @@ const ChartKind kCharts[] = {
      loss_chart_script},
     {"step_times", "step time (ms, slowest rank, log scale) per step", step_time_chart_script},
     {"timeline", "one median step per rank: compute, then waiting (ms)", timeline_chart_script},
+    {"busbw", "allreduce busbw (GB/s) against message size, out-of-place", busbw_chart_script},
+    {"link_bytes", "MB each rank's link carried (sent + received) per scenario",
+     link_bytes_chart_script},
 };
 
 }  // namespace

@@ -73,6 +73,10 @@ ChartOutput render_charts(const RunDirectory& run, const std::vector<ScenarioSum
       write_file(options.charts_dir / data_file_name(summary.name),
                  format_data_file(series.back()));
     }
+    if (!series.back().links.empty()) {
+      write_file(options.charts_dir / links_file_name(summary.name),
+                 format_links_file(series.back()));
+    }
   }
   bool any_points = false;
   for (const ScenarioSeries& one : series) any_points = any_points || !one.points.empty();

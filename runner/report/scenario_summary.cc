@@ -24,8 +24,52 @@ double number_field(const json& event, const char* key) {
 
 struct RankSteps {
   int last_step = 0;
-  double last_loss = 0;
+  std::optional<double> last_loss;  // none: the workload trains nothing
 };
+
+// One message size of an allreduce sweep, over the ranks that reported it.
+struct SizeAccumulator {
+  double size = 0;
+  double time_us_sum = 0, ip_time_us_sum = 0;
+  int ranks = 0;
+  std::int64_t wrong = -1;
+};
+
+double busbw_of(double size, double time_us, int ranks) {
+  // doc/allreduce_bench.md: algbw = S / t (GB/s), busbw = algbw x 2(n-1)/n.
+  if (time_us <= 0 || ranks < 1) return 0;
+  return size / time_us / 1e3 * 2.0 * (ranks - 1) / ranks;
+}
+
+void add_wrong(std::int64_t& total, const json& event, const char* key) {
+  const json value = event.value(key, json());
+  if (value.is_number() && value.get<double>() >= 0)
+    total = std::max<std::int64_t>(total, 0) + value.get<std::int64_t>();
+}
+
+// Fills the allreduce fields from the sizes every rank of world_size measured.
+void summarize_sweep(const std::map<int, SizeAccumulator>& sizes, int world_size,
+                     ScenarioResult& result) {
+  const SizeAccumulator* largest = nullptr;
+  double busbw_sum = 0;
+  int places = 0;
+  std::int64_t wrong = -1;
+  for (const auto& [step, size] : sizes) {
+    if (size.ranks < world_size) continue;  // a size some rank never finished
+    const double oop = busbw_of(size.size, size.time_us_sum / size.ranks, world_size);
+    const double ip = busbw_of(size.size, size.ip_time_us_sum / size.ranks, world_size);
+    busbw_sum += oop + ip;
+    places += 2;
+    if (size.wrong >= 0) wrong = std::max<std::int64_t>(wrong, 0) + size.wrong;
+    if (!largest || size.size >= largest->size) largest = &size;
+  }
+  if (!largest) return;
+  result.busbw_gb_per_s =
+      busbw_of(largest->size, largest->time_us_sum / largest->ranks, world_size);
+  result.avg_busbw_gb_per_s = busbw_sum / places;
+  result.largest_size = static_cast<std::int64_t>(largest->size);
+  if (wrong >= 0) result.wrong = wrong;
+}
 
 }  // namespace
 
@@ -59,6 +103,7 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
   std::map<int, double> slowest_step_ms;  // step number -> max over ranks
   std::map<int, double> network_ms;       // step number -> min comm_ms over ranks
   std::map<int, RankSteps> ranks;
+  std::map<int, SizeAccumulator> sweep;  // step number -> an allreduce size
   int world_size = 0;
 
   for (const json& event : events) {
@@ -74,7 +119,9 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
       const double ts = number_field(event, "ts");
       const double step_ms = number_field(event, "step_ms");
       const double comm_ms = number_field(event, "comm_ms");
-      const double loss = number_field(event, "loss");
+      const std::optional<double> loss =
+          event.contains("loss") ? std::optional<double>(number_field(event, "loss"))
+                                 : std::nullopt;
       first_start_s = std::min(first_start_s, ts - step_ms / 1000.0);
       last_end_s = std::max(last_end_s, ts);
       step_ms_sum += step_ms;
@@ -84,6 +131,16 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
       const auto [network, first] = network_ms.try_emplace(step, comm_ms);
       if (!first) network->second = std::min(network->second, comm_ms);
       RankSteps& rank_steps = ranks[rank];
+      if (event.contains("size") && event.contains("time_us")) {
+        SizeAccumulator& size = sweep[step];
+        size.size = number_field(event, "size");
+        size.time_us_sum += number_field(event, "time_us");
+        size.ip_time_us_sum += event.contains("ip_time_us") ? number_field(event, "ip_time_us")
+                                                            : number_field(event, "time_us");
+        ++size.ranks;
+        add_wrong(size.wrong, event, "wrong");
+        add_wrong(size.wrong, event, "ip_wrong");
+      }
       if (step >= rank_steps.last_step) {
         rank_steps.last_step = step;
         rank_steps.last_loss = loss;
@@ -117,14 +174,16 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
   int ranks_with_steps = 0;
   for (const auto& [rank, rank_steps] : ranks) {
     steps_every_rank = std::min(steps_every_rank, rank_steps.last_step);
-    if (rank_steps.last_step > 0) {
-      loss_sum += rank_steps.last_loss;
+    if (rank_steps.last_step > 0 && rank_steps.last_loss) {
+      loss_sum += *rank_steps.last_loss;
       ++ranks_with_steps;
     }
   }
   if (world_size > static_cast<int>(ranks.size())) steps_every_rank = 0;
   result.steps_completed = steps_every_rank;
-  result.final_loss = loss_sum / ranks_with_steps;
+  if (ranks_with_steps > 0) result.final_loss = loss_sum / ranks_with_steps;
+  if (!sweep.empty())
+    summarize_sweep(sweep, std::max(world_size, static_cast<int>(ranks.size())), result);
 
   const WireBytes wire = summarize_wire_bytes(events);
   result.tx_bytes_per_step = wire.tx_bytes_per_step;
@@ -149,6 +208,13 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
 }
 
 void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::string& clean_name) {
+  const auto completed = [&](const std::string& name) -> const ScenarioSummary* {
+    for (const ScenarioSummary& summary : summaries) {
+      if (summary.name == name && summary.status == rundir::ScenarioStatus::kCompleted)
+        return &summary;
+    }
+    return nullptr;
+  };
   const auto completed_wall_s = [&](const std::string& name) -> std::optional<double> {
     for (const ScenarioSummary& summary : summaries) {
       if (summary.name == name && summary.status == rundir::ScenarioStatus::kCompleted &&
@@ -160,7 +226,16 @@ void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::strin
   };
   for (ScenarioSummary& summary : summaries) {
     summary.result.slowdown.reset();
+    summary.result.busbw_ratio.reset();
     const std::string baseline = summary.baseline.value_or(clean_name);
+    // The busbw ratio: the same sweep's largest size under two networks.
+    const ScenarioSummary* base = baseline.empty() ? nullptr : completed(baseline);
+    const ScenarioResult& r = summary.result;
+    if (base && summary.status == rundir::ScenarioStatus::kCompleted && r.busbw_gb_per_s &&
+        base->result.busbw_gb_per_s && *base->result.busbw_gb_per_s > 0 &&
+        r.largest_size == base->result.largest_size) {
+      summary.result.busbw_ratio = *r.busbw_gb_per_s / *base->result.busbw_gb_per_s;
+    }
     const std::optional<double> baseline_wall_s =
         baseline.empty() ? std::nullopt : completed_wall_s(baseline);
     summary.slowdown_at_least.reset();
@@ -268,6 +343,13 @@ void to_json(json& out, const ScenarioResult& result) {
              {"straggler", optional(result.straggler)},
              {"slow_link", optional(result.slow_link)},
              {"others_wait_share", optional(result.others_wait_share)}};
+  if (result.busbw_gb_per_s) {  // an allreduce scenario
+    out["busbw_gb_per_s"] = *result.busbw_gb_per_s;
+    out["avg_busbw_gb_per_s"] = optional(result.avg_busbw_gb_per_s);
+    out["busbw_ratio"] = optional(result.busbw_ratio);
+    out["wrong"] = optional(result.wrong);
+    out["largest_size"] = optional(result.largest_size);
+  }
 }
 
 void from_json(const json& in, ScenarioResult& result) {
@@ -316,6 +398,11 @@ void from_json(const json& in, ScenarioResult& result) {
   result.straggler = rank_of("straggler");
   result.slow_link = rank_of("slow_link");
   result.others_wait_share = optional("others_wait_share");
+  result.busbw_gb_per_s = optional("busbw_gb_per_s");
+  result.avg_busbw_gb_per_s = optional("avg_busbw_gb_per_s");
+  result.busbw_ratio = optional("busbw_ratio");
+  result.wrong = optional_count("wrong");
+  result.largest_size = optional_count("largest_size");
 }
 
 }  // namespace fabriclab::runner::report

@@ -23,6 +23,20 @@
 // - tx_bytes_per_step, ring_bytes, wire_overhead, wire_bytes_per_param:
 //   wire_bytes.h.
 // - slowdown: filled by compute_slowdowns(), not by summarize_scenario().
+// - allreduce scenarios only (steps carrying `size` and `time_us`: the
+//   `allreduce` workload, doc/metrics.md), nccl-tests' figures with the time
+//   of each size and place averaged over ranks (its -a 1) and busbw = size /
+//   time x 2(n-1)/n in GB/s (doc/allreduce_bench.md):
+//   busbw_gb_per_s      the largest size's out-of-place busbw (the bottom row
+//                       of all_reduce_perf: what the link gives a big message)
+//   avg_busbw_gb_per_s  nccl-tests' "Avg bus bandwidth": mean over every size
+//                       and both places
+//   wrong               #wrong summed over ranks, sizes and places (null when
+//                       not checked)
+//   largest_size        bytes: the size busbw_gb_per_s is of
+//   busbw_ratio         busbw_gb_per_s / the baseline's, set by
+//                       compute_slowdowns() under the same rules as slowdown
+//                       and only when both swept the same largest size
 //
 // Values that cannot be known are nullopt and null in JSON (no steps: no
 // loss; no counters sample: no retransmits). Pure functions, thread-safe.
@@ -66,6 +80,12 @@ struct ScenarioResult {
   std::optional<int> straggler;
   std::optional<int> slow_link;
   std::optional<double> others_wait_share;
+  // Allreduce scenarios only (above); absent from JSON for the others.
+  std::optional<double> busbw_gb_per_s;
+  std::optional<double> avg_busbw_gb_per_s;
+  std::optional<std::int64_t> wrong;
+  std::optional<double> busbw_ratio;
+  std::optional<std::int64_t> largest_size;  // bytes: the size busbw_gb_per_s is of
 };
 
 // A scenario as the report shows it: what run.json says about it plus the

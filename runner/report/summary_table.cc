@@ -50,8 +50,30 @@ constexpr Column kColumns[] = {
     {"comm", "%", false},
     {"TCP", "retx", false}, {"", "drops", false},    {"final", "loss", false},
 };
+// An allreduce sweep (the `allreduce` workload) has no loss and no step
+// times worth a column: its columns are nccl-tests' figures instead.
+constexpr Column kSweepColumns[] = {
+    {"", "scenario", true}, {"", "condition", true},  {"", "status", true},
+    {"wall", "s", false},   {"busbw", "GB/s", false}, {"x", "base", false},
+    {"avg bw", "GB/s", false}, {"", "#wrong", false}, {"TCP", "retx", false},
+    {"", "drops", false},
+};
 constexpr size_t kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
+constexpr size_t kSweepColumnCount = sizeof(kSweepColumns) / sizeof(kSweepColumns[0]);
 constexpr size_t kConditionColumn = 1;
+
+// GB/s with three significant digits: lab links are Mbit/s, 0.0118 GB/s.
+std::string format_gb_per_s(double value) {
+  if (value >= 100) return fmt::format("{:.0f}", value);
+  if (value >= 1) return fmt::format("{:.2f}", value);
+  return fmt::format("{:.3g}", value);
+}
+
+bool is_sweep(const std::vector<ScenarioSummary>& summaries) {
+  for (const ScenarioSummary& summary : summaries)
+    if (summary.result.busbw_gb_per_s) return true;
+  return false;
+}
 constexpr const char* kGap = "  ";
 
 }  // namespace
@@ -67,15 +89,34 @@ std::string format_status(const ScenarioSummary& summary) {
 
 std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) {
   using Row = std::vector<std::string>;
+  const bool sweep = is_sweep(summaries);
+  const Column* columns = sweep ? kSweepColumns : kColumns;
+  const size_t column_count = sweep ? kSweepColumnCount : kColumnCount;
   std::vector<Row> rows;
   rows.push_back({});
-  for (const Column& column : kColumns) rows.back().push_back(column.header_top);
+  for (size_t i = 0; i < column_count; ++i) rows.back().push_back(columns[i].header_top);
   rows.push_back({});
-  for (const Column& column : kColumns) rows.back().push_back(column.header);
+  for (size_t i = 0; i < column_count; ++i) rows.back().push_back(columns[i].header);
 
   for (const ScenarioSummary& summary : summaries) {
     const ScenarioResult& r = summary.result;
     const bool measured = !(r.steps_completed == 0 && r.wall_s == 0);
+    const auto count = [](std::int64_t n) { return fmt::format("{}", n); };
+    if (sweep) {
+      rows.push_back({
+          summary.name,
+          summary.condition.empty() ? std::string(kAbsent) : summary.condition,
+          format_status(summary),
+          format_wall(summary),
+          or_absent(r.busbw_gb_per_s, format_gb_per_s),
+          or_absent(r.busbw_ratio, [](double x) { return fmt::format("{:.2f}", x); }),
+          or_absent(r.avg_busbw_gb_per_s, format_gb_per_s),
+          or_absent(r.wrong, count),
+          or_absent(r.retransmits, count),
+          or_absent(r.drops, count),
+      });
+      continue;
+    }
     rows.push_back({
         summary.name,
         summary.condition.empty() ? std::string(kAbsent) : summary.condition,
@@ -94,14 +135,14 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
     });
   }
 
-  std::vector<size_t> widths(kColumnCount, 0);
+  std::vector<size_t> widths(column_count, 0);
   for (const Row& row : rows) {
-    for (size_t i = 0; i < kColumnCount; ++i) widths[i] = std::max(widths[i], row[i].size());
+    for (size_t i = 0; i < column_count; ++i) widths[i] = std::max(widths[i], row[i].size());
   }
   // Fit in kTableWidth by shortening the condition (the longest free text).
   size_t total = 0;
   for (size_t width : widths) total += width;
-  total += (kColumnCount - 1) * std::string(kGap).size();
+  total += (column_count - 1) * std::string(kGap).size();
   if (total > static_cast<size_t>(kTableWidth)) {
     const size_t excess = total - kTableWidth;
     widths[kConditionColumn] =
@@ -111,10 +152,10 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
   std::string out;
   auto append_row = [&](const Row& row) {
     std::string line;
-    for (size_t i = 0; i < kColumnCount; ++i) {
+    for (size_t i = 0; i < column_count; ++i) {
       const std::string cell = fit(row[i], widths[i]);
       if (i > 0) line += kGap;
-      line += kColumns[i].left_aligned ? fmt::format("{:<{}}", cell, widths[i])
+      line += columns[i].left_aligned ? fmt::format("{:<{}}", cell, widths[i])
                                        : fmt::format("{:>{}}", cell, widths[i]);
     }
     line.erase(line.find_last_not_of(' ') + 1);
@@ -124,10 +165,24 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
   append_row(rows[1]);
   size_t rule_width = 0;
   for (size_t width : widths) rule_width += width;
-  rule_width += (kColumnCount - 1) * std::string(kGap).size();
+  rule_width += (column_count - 1) * std::string(kGap).size();
   out += std::string(std::min<size_t>(rule_width, kTableWidth), '-') + "\n";
   for (size_t i = 2; i < rows.size(); ++i) append_row(rows[i]);
 
+  if (sweep) {
+    out += fmt::format(
+        "\nwall: first size's start to last size's end.  busbw: the largest size's ({}) "
+        "out-of-place\nbus bandwidth, nccl-tests' algbw x 2(n-1)/n with the time averaged "
+        "over ranks\n(doc/allreduce_bench.md).  x base: busbw / its baseline's busbw.  avg bw: "
+        "nccl-tests'\n\"Avg bus bandwidth\" over every size and place.  #wrong: result elements "
+        "that differ\nfrom the expected sum.  TCP retx: segments retransmitted.  drops: packets "
+        "the impairment\ndropped.\n",
+        [&] {
+          for (const ScenarioSummary& s : summaries)
+            if (s.result.largest_size) return fmt::format("{} B", *s.result.largest_size);
+          return std::string("--");
+        }());
+  } else {
   out +=
       "\nwall: first step start to last step end.  x clean: wall / clean's wall (>N: at least;\n"
       "the scenario ran out of time).  p50 (median), p99: step time of the slowest rank per step.\n"
@@ -135,6 +190,7 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
       "network).  comm: share of step time blocked in allreduce.  TCP retx: segments retransmitted.\n"
       "drops: packets the impairment dropped.\n"
       "final loss: mean over ranks of the last step's training loss.\n";
+  }
   // A scenario measured against another yardstick than clean says so.
   const bool has_clean = std::any_of(summaries.begin(), summaries.end(),
                                      [](const ScenarioSummary& s) { return s.name == "clean"; });

@@ -29,7 +29,7 @@ std::string problem_of(const json& event) {
   }
   // The fields the report reads, checked here so errors carry the line.
   static const std::map<std::string, std::vector<const char*>> kNumericFields = {
-      {"step", {"rank", "step", "ts", "step_ms", "comm_ms", "loss"}},
+      {"step", {"rank", "step", "ts", "step_ms", "comm_ms"}},
       {"eval", {"accuracy"}},
       {"counters", {"retransmits", "drops", "link_bytes"}},
   };
@@ -43,6 +43,11 @@ std::string problem_of(const json& event) {
              (it == event.end() ? ", it is missing" : ", got " + it->dump());
     }
   }
+  // A step's loss may be absent (a workload that trains nothing:
+  // allreduce), never of another type.
+  const auto loss = event.find("loss");
+  if (name == "step" && loss != event.end() && !loss->is_number())
+    return "step event: field 'loss': expected a number, got " + loss->dump();
   const auto status = event.find("status");
   if (name == "scenario_end" && status != event.end() &&
       !(status->is_string() && scenario_status_from_string(status->get<std::string>()))) {

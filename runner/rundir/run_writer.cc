@@ -35,6 +35,9 @@ void RunWriter::add_scenario(const ScenarioEntry& e) {
        {"workload", e.workload},
        {"baseline", e.baseline.empty() ? nlohmann::json() : nlohmann::json(e.baseline)},
        {"ranks", e.ranks}});
+  nlohmann::json& added = manifest_["scenarios"].back();
+  if (e.impairments.is_array() && !e.impairments.empty()) added["impairments"] = e.impairments;
+  if (!e.link_picks.empty()) added["link_picks"] = e.link_picks;
 }
 
 void RunWriter::write_manifest() const {

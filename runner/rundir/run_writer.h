@@ -48,6 +48,11 @@ struct ScenarioEntry {
   std::map<std::string, std::string> workload;
   std::string baseline;
   int ranks = 0;  // the ranks its job ran on (0 .. ranks-1)
+  // Resolved per-link settings (`[[scenario.override]]`, `seed:` links):
+  // written as `impairments` instead of the one entry above when not empty;
+  // and `link_picks`, each seed label's rank ({"slow_rank": "r2"}).
+  nlohmann::json impairments;
+  std::map<std::string, std::string> link_picks;
 };
 
 class RunWriter {

@@ -10,6 +10,8 @@
 #include <memory>
 #include <thread>
 
+#include "runner/lab/link_plan.h"
+#include "runner/lab/seed_pick.h"
 #include "runner/ledger/ledger.h"
 #include "runner/link/link_setting.h"
 #include "runner/process/launch_spec.h"
@@ -59,6 +61,7 @@ struct RankState {
   int64_t last_step = 0;
   double last_loss = 0;
   double last_step_ms = 0;
+  double last_busbw = -1;  // GB/s of the last size; -1: not an allreduce sweep
   int64_t planned_steps = 0;
 };
 
@@ -74,7 +77,8 @@ class ScenarioRun {
       : c_(context),
         s_(scenario),
         network_(*context.network),
-        workload_(context.workload ? *context.workload : find_workload(context.lab->workload.kind)) {}
+        workload_(context.workload ? *context.workload : find_workload(context.lab->workload.kind)),
+        plan_(plan_links(scenario, context.seed, context.network->world_size())) {}
 
   ScenarioOutcome run() {
     outcome_.started_unix_s = unix_now_s();
@@ -108,8 +112,27 @@ class ScenarioRun {
   }
 
  private:
+  // A scenario without overrides or seed words keeps the one entry it always
+  // had (links as written); otherwise one entry per resolved assignment.
   nlohmann::json impairments_json() const {
-    return nlohmann::json::array({{{"links", s_.links}, {"spec", s_.impair()}}});
+    if (!resolved()) return nlohmann::json::array({{{"links", s_.links}, {"spec", s_.impair()}}});
+    nlohmann::json out = nlohmann::json::array();
+    for (const LinkAssignment& a : plan_.assignments) {
+      nlohmann::json links = nlohmann::json::array();
+      for (int rank : a.ranks) links.push_back("r" + std::to_string(rank));
+      out.push_back({{"links", links},
+                     {"key", a.key},
+                     {"spec", a.key == "impair" ? a.value : ""},
+                     {"value", a.value}});
+    }
+    return out;
+  }
+
+  bool resolved() const {
+    if (!s_.overrides.empty()) return true;
+    for (const std::string& word : s_.links)
+      if (word.rfind("seed:", 0) == 0) return true;
+    return false;
   }
 
   void add_event(const std::string& kind, nlohmann::json fields) {
@@ -121,14 +144,30 @@ class ScenarioRun {
   }
 
   void apply_link_settings() {
-    for (const auto& [key, value] : s_.link_settings) {
-      const LinkSettingKind& kind = *find_link_setting(key);  // load_lab() checked the key
-      for (auto& applied : kind.apply(value, s_.link_ranks, network_,
+    for (const auto& [label, rank] : plan_.picks)
+      outcome_.link_picks[label] = "r" + std::to_string(rank);
+    outcome_.impairments = impairments_json();
+    if (resolved()) {  // what went where, before the ranks start
+      for (const LinkAssignment& a : plan_.assignments) {
+        std::string links;
+        for (int rank : a.ranks) links += " r" + std::to_string(rank);
+        c_.console->print(fmt::format("   {} \"{}\" on{}\n", a.key, a.value, links));
+      }
+      for (const auto& [label, rank] : outcome_.link_picks)
+        c_.console->print(fmt::format("   (seed:{} is {} in this run)\n", label, rank));
+    }
+    for (size_t i = 0; i < plan_.assignments.size(); ++i) {
+      const LinkAssignment& a = plan_.assignments[i];
+      const LinkSettingKind& kind = *find_link_setting(a.key);  // load_lab() checked the key
+      nlohmann::json lines = nlohmann::json::array();
+      for (auto& applied : kind.apply(a.value, a.ranks, network_,
                                       kind.needs_backend() ? c_.backend : nullptr)) {
         outcome_.applied.push_back(applied->describe());
+        lines.push_back(outcome_.applied.back());
         spdlog::debug("scenario {}: {}", s_.name, outcome_.applied.back());
         settings_.push_back(std::move(applied));
       }
+      if (resolved()) outcome_.impairments[i]["applied"] = lines;
     }
   }
 
@@ -137,11 +176,28 @@ class ScenarioRun {
     while (!settings_.empty()) settings_.pop_back();
   }
 
+  // The scenario's workload with its "seed:LABEL" ranks drawn for this run
+  // (ParamKind::kRank), each pick recorded beside the links' in run.json.
+  WorkloadDefinition workload_for_run(int world) {
+    WorkloadDefinition resolved = s_.workload;
+    for (auto& [key, value] : resolved.params) {
+      const auto kind = workload_.params().find(key);
+      if (kind == workload_.params().end() || kind->second != ParamKind::kRank) continue;
+      if (value.rfind("seed:", 0) != 0) continue;
+      const std::string label = value.substr(5);
+      const uint64_t rank = seed_pick(c_.seed, label, static_cast<uint64_t>(world));
+      value = std::to_string(rank);
+      outcome_.link_picks[label] = "r" + std::to_string(rank);
+    }
+    return resolved;
+  }
+
   void launch_ranks() {
     const std::string log_dir = c_.run_dir + "/ranks/" + s_.name;
     std::filesystem::create_directories(log_dir);
     // A scenario may run its job on the first `ranks` ranks of the network.
     const int world = std::min(network_.world_size(), s_.ranks > 0 ? s_.ranks : network_.world_size());
+    const WorkloadDefinition run_workload = workload_for_run(world);
     for (const LocalRank& local : network_.local_ranks()) {
       const int r = local.rank;
       if (r >= world) continue;
@@ -154,7 +210,7 @@ class ScenarioRun {
 
       LaunchSpec spec;
       spec.argv = {c_.executable};
-      for (std::string& arg : workload_.rank_command(s_.workload, metrics)) {
+      for (std::string& arg : workload_.rank_command(run_workload, metrics)) {
         spec.argv.push_back(std::move(arg));
       }
       spec.env = torchrun_environment(network_.master_addr(), c_.master_port, r, world,
@@ -257,6 +313,7 @@ class ScenarioRun {
           st.last_step = event.value("step", int64_t{0});
           st.last_loss = event.value("loss", 0.0);
           st.last_step_ms = event.value("step_ms", 0.0);
+          st.last_busbw = event.value("busbw", -1.0);
         } else if (kind == "start") {
           st.planned_steps = event.value("steps", int64_t{0});
         }
@@ -294,10 +351,14 @@ class ScenarioRun {
     std::string eta = "--";
     if (done > 0 && total > done) eta = fmt::format("{:.0f} s", elapsed_s / done * (total - done));
     const RankState& r0 = states_.front();
+    // An allreduce sweep trains nothing: its figure is the last size's busbw.
+    const std::string figure = r0.last_busbw >= 0
+                                   ? fmt::format("busbw {:.4f} GB/s", r0.last_busbw)
+                                   : fmt::format("loss {:.3f}", r0.last_loss);
     c_.console->status_line(fmt::format(
-        "  {:<10} step {:>4}/{:<4} loss {:.3f}  step {:>7.1f} ms  {:>5.1f} s  ETA {:>5}  "
+        "  {:<10} step {:>4}/{:<4} {}  step {:>7.1f} ms  {:>5.1f} s  ETA {:>5}  "
         "retx {}  drops {}  link {}",
-        s_.name, done, total, r0.last_loss, r0.last_step_ms, elapsed_s, eta, last_.retransmits,
+        s_.name, done, total, figure, r0.last_step_ms, elapsed_s, eta, last_.retransmits,
         last_.drops, human_bytes(static_cast<double>(last_.link_bytes()))));
   }
 
@@ -312,6 +373,7 @@ class ScenarioRun {
   const ScenarioDefinition& s_;
   const LabNetwork& network_;
   const Workload& workload_;
+  const LinkPlan plan_;  // which setting on which link, with the run's seed
   std::vector<std::unique_ptr<AppliedLinkSetting>> settings_;
   std::vector<Process> ranks_;
   std::vector<RankState> states_;

@@ -22,7 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,9 @@ struct ScenarioContext {
   // workload) and the workload itself (null: the lab's, from the registry).
   std::string executable = "/proc/self/exe";
   const Workload* workload = nullptr;
+  // The run's seed (run.json "seed"): resolves `seed:LABEL` links
+  // (runner/lab/link_plan.h).
+  uint64_t seed = 0;
 };
 
 struct ScenarioOutcome {
@@ -64,6 +69,11 @@ struct ScenarioOutcome {
   // Where the impairment went, one line per device, e.g. "userspace (NFQUEUE
   // 16000, ...) on arrival at fl-ab12-r1/eth0 from 10.77.0.1: delay 100ms".
   std::vector<std::string> applied;
+  // run.json's `impairments`: one entry per setting value and its links, as
+  // resolved for this run ({"links": ["r2"], "key": "impair", "spec": ...,
+  // "applied": [...]}); and each seed label's pick ({"slow_rank": "r2"}).
+  nlohmann::json impairments = nlohmann::json::array();
+  std::map<std::string, std::string> link_picks;
   // The ranks' events and the runner's (scenario_start, counters,
   // scenario_end), each with "scenario": name, in time order.
   std::vector<nlohmann::json> events;

@@ -21,7 +21,7 @@ class TrainWorkload : public Workload {
         {"threads", ParamKind::kInteger},      {"eval_every", ParamKind::kInteger},
         {"timeout_s", ParamKind::kNumber},     {"data", ParamKind::kString},
         {"bucket_cap_mb", ParamKind::kInteger}, {"first_bucket_mb", ParamKind::kInteger},
-        {"compute_slowdown", ParamKind::kNumber}, {"slow_rank", ParamKind::kInteger}};
+        {"compute_slowdown", ParamKind::kNumber}, {"slow_rank", ParamKind::kRank}};
     return keys;
   }
 

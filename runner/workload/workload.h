@@ -2,6 +2,7 @@
 // lab.toml gives in `[workload] kind` (labs/SCHEMA.md, "Workloads").
 //
 //   train            the data-parallel trainer (`fabriclab train`, trainer/)
+//   allreduce        nccl-tests' all_reduce_perf loop alone (allreduce_workload.h)
 //
 // A workload is one file in this folder implementing Workload, plus one line
 // in workload_registry.cc (an explicit table, not self-registration: a
@@ -26,8 +27,10 @@
 
 namespace fabriclab::runner {
 
-// The type a workload parameter must have in lab.toml.
-enum class ParamKind { kInteger, kNumber, kString };
+// The type a workload parameter must have in lab.toml. kRank: a rank number,
+// or "seed:LABEL" -- the rank seed_pick(seed, LABEL, ranks) draws for the run
+// (runner/lab/seed_pick.h), resolved when the scenario launches its ranks.
+enum class ParamKind { kInteger, kNumber, kString, kRank };
 
 // A lab's workload as lab.toml states it; params validated against the
 // kind's params() by load_lab() and kept as text ("128", "0.050000").
@@ -54,6 +57,10 @@ class Workload {
   // Parameters of the model it trains (for from = "lab" exercises: params,
   // grad_bytes); throws InputError when it has no model.
   virtual int64_t model_params(const WorkloadDefinition& workload) const = 0;
+  // Checks the parameters together (ranges, one against another) once each
+  // has its type; throws std::invalid_argument with a message fit to follow
+  // "key 'workload': ". Default: nothing to check.
+  virtual void check(const WorkloadDefinition& workload) const { (void)workload; }
 };
 
 // The entry named `kind`; std::invalid_argument naming the known kinds.

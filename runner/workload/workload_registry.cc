@@ -1,6 +1,7 @@
 // The table of workloads by name (workload.h). Add a workload here.
 #include <stdexcept>
 
+#include "runner/workload/allreduce_workload.h"
 #include "runner/workload/train_workload.h"
 #include "runner/workload/workload.h"
 
@@ -9,7 +10,7 @@ namespace fabriclab::runner {
 namespace {
 
 const std::vector<const Workload*>& entries() {
-  static const std::vector<const Workload*> table = {&train_workload()};
+  static const std::vector<const Workload*> table = {&train_workload(), &allreduce_workload()};
   return table;
 }
 

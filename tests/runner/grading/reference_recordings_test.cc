@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "runner/lab/lab_definition.h"
+#include "runner/lab/seed_pick.h"
 #include "tests/runner/grading/derived_answers.h"
 #include "tests/runner/grading/grading_fixture.h"
 #include "tests/runner/test_support.h"
@@ -80,6 +82,32 @@ void grade_reference(const std::string& lab_id) {
 TEST(ReferenceRecordings, Lab01GradesPassAndFail) { grade_reference("01"); }
 TEST(ReferenceRecordings, Lab02GradesPassAndFail) { grade_reference("02"); }
 TEST(ReferenceRecordings, Lab03GradesPassAndFail) { grade_reference("03"); }
+TEST(ReferenceRecordings, Lab04GradesPassAndFail) { grade_reference("04"); }
+
+// Issue 15's check for lab 04, on the reference run: the slow link is the
+// one seed_pick chose for the run's seed, and the slow sweep's busbw is 0.2
+// to 0.35 of clean's at the largest size (a ring at a quarter-rate link).
+TEST(ReferenceRecordings, Lab04SlowRankIsTheSeedsAndBusbwDropsToAQuarter) {
+  const fs::path dir = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/04-allreduce-bandwidth";
+  if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
+  const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
+  const uint64_t seed = run.at("seed").get<uint64_t>();
+  const std::string expected = "r" + std::to_string(runner::seed_pick(seed, "slow_rank", 4));
+  for (const auto& s : run.at("scenarios")) {
+    if (s.at("name") != "slow") continue;
+    EXPECT_EQ(s.at("link_picks").at("slow_rank"), expected);
+    bool slowed = false;
+    for (const auto& entry : s.at("impairments"))
+      slowed = slowed || (entry.at("spec") == "rate 50mbit" &&
+                          entry.at("links") == nlohmann::json::array({expected}));
+    EXPECT_TRUE(slowed) << s.at("impairments").dump(2);
+    const double ratio = s.at("result").at("busbw_ratio").get<double>();
+    EXPECT_GE(ratio, 0.2);
+    EXPECT_LE(ratio, 0.35);
+    return;
+  }
+  ADD_FAILURE() << "no scenario 'slow' in " << dir;
+}
 
 }  // namespace
 }  // namespace fabriclab::runner::grading

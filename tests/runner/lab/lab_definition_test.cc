@@ -65,7 +65,7 @@ TEST_F(LabDefinitionTest, QuickOverridesWorkloadParameters) {
 
 TEST_F(LabDefinitionTest, PluginNamesAreCheckedAgainstTheirRegistries) {
   EXPECT_NE(error(std::string("[workload]\nkind = \"sweep\"\n") + kScenario)
-                .find("lab.toml:5: key 'kind': unknown workload 'sweep' (known: train)"),
+                .find("lab.toml:5: key 'kind': unknown workload 'sweep' (known: train, allreduce)"),
             std::string::npos);
   EXPECT_NE(error(std::string("[workload]\nwidht = 3\n") + kScenario)
                 .find("lab.toml:5: key 'widht': not a parameter of workload 'train'"),
@@ -81,7 +81,7 @@ TEST_F(LabDefinitionTest, PluginNamesAreCheckedAgainstTheirRegistries) {
                 .find("fabric 'pair' holds 2 ranks, not 3"),
             std::string::npos);
   EXPECT_NE(error(std::string("[report]\ncharts = [\"step_times\", \"pie\"]\n") + kScenario)
-                .find("lab.toml:5: key 'charts': expected chart names (loss_vs_time, step_times)"),
+                .find("lab.toml:5: key 'charts': expected chart names (loss_vs_time, step_times, timeline, busbw, link_bytes)"),
             std::string::npos);
   EXPECT_NE(error(std::string(kScenario) + "impair = \"delay soon\"\n")
                 .find("lab.toml:6: key 'impair': not a valid netem spec"),
@@ -163,11 +163,28 @@ TEST_F(LabDefinitionTest, AScenarioMayRunOnTheFirstRanksOnly) {
             std::string::npos)
       << error(topology + kScenario + "ranks = 5\n");
   EXPECT_NE(error(topology + kScenario + "ranks = 2\nlinks = [\"r3\"]\n")
-                .find("key 'links': 'r3' is not a rank of this lab"),
+                .find("key 'links': 'r3' is not a link of this lab: expected \"all\", r0..r1"),
             std::string::npos);
   EXPECT_NE(error(topology + kScenario + "[[scenario]]\nname = \"pair\"\nranks = 2\n"
                                          "baseline = \"clean\"\n")
                 .find("key 'baseline': scenario 'clean' runs on 4 ranks, this one on 2"),
+            std::string::npos);
+}
+
+TEST_F(LabDefinitionTest, ARankParameterIsANumberOrASeedWord) {
+  const LabDefinition lab = load_lab(write(
+      std::string("[topology]\nranks = 4\n") + kScenario +
+      "workload = { compute_slowdown = 3.0, slow_rank = \"seed:slow_rank\" }\n"
+      "[[scenario]]\nname = \"fixed\"\nworkload = { slow_rank = 2 }\n"));
+  EXPECT_EQ(lab.scenarios[0].workload.param("slow_rank"), "seed:slow_rank");
+  EXPECT_EQ(lab.scenarios[1].workload.param("slow_rank"), "2");
+  EXPECT_NE(error(std::string(kScenario) + "workload = { slow_rank = \"slowest\" }\n")
+                .find("key 'slow_rank': expected a rank number or \"seed:LABEL\""),
+            std::string::npos)
+      << error(std::string(kScenario) + "workload = { slow_rank = \"slowest\" }\n");
+  EXPECT_NE(error(std::string("[topology]\nranks = 4\n") + kScenario +
+                  "ranks = 2\nimpair = \"delay 1ms\"\nlinks = [\"seed:slow_rank\"]\n")
+                .find("key 'ranks': a scenario with a seed: link runs on every rank of the lab"),
             std::string::npos);
 }
 
@@ -184,7 +201,7 @@ TEST_F(LabDefinitionTest, TablesAreCheckedAgainstTheirRegistry) {
   EXPECT_EQ(lab.tables, (std::vector<std::string>{"wire_bytes", "scale_up"}));
   EXPECT_TRUE(load_lab(write(kScenario)).tables.empty());
   EXPECT_NE(error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario)
-                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up)"),
+                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up, per_rank)"),
             std::string::npos)
       << error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario);
 }
@@ -228,6 +245,53 @@ TEST(LabCatalog, EveryShippedLabLoads) {
     EXPECT_FALSE(lab.scenarios.empty());
     load_lab(file, /*quick=*/true);
   }
+}
+
+TEST_F(LabDefinitionTest, OverridesAndSeedLinksAreReadAndChecked) {
+  const std::string lab_text = std::string("[topology]\nranks = 4\n") +
+                               "[[scenario]]\nname = \"slow\"\nimpair = \"rate 400mbit\"\n"
+                               "links = [\"all\"]\n"
+                               "[[scenario.override]]\nlinks = [\"seed:slow_rank\"]\n"
+                               "impair = \"rate 100mbit\"\n"
+                               "[[scenario.override]]\nlinks = [\"r0\"]\n"
+                               "sysctl = \"net.ipv4.tcp_ecn=1\"\n";
+  const LabDefinition lab = load_lab(write(lab_text));
+  const ScenarioDefinition& s = lab.scenarios.at(0);
+  ASSERT_EQ(s.overrides.size(), 2u);
+  EXPECT_EQ(s.overrides[0].links, (std::vector<std::string>{"seed:slow_rank"}));
+  EXPECT_EQ(s.overrides[0].link_settings.at("impair"), "rate 100mbit");
+  EXPECT_EQ(s.overrides[1].link_settings.at("sysctl"), "net.ipv4.tcp_ecn=1");
+  EXPECT_EQ(s.every_link_setting().size(), 3u);
+
+  const std::string head = "[topology]\nranks = 4\n[[scenario]]\nname = \"s\"\n";
+  // lines: 1-3 [lab], 4-5 [topology], 6-7 the scenario, 8 the override
+  EXPECT_NE(error(head + "[[scenario.override]]\nlinks = [\"r7\"]\nimpair = \"rate 1mbit\"\n")
+                .find("lab.toml:9: key 'links': 'r7' is not a link of this lab"),
+            std::string::npos)
+      << error(head + "[[scenario.override]]\nlinks = [\"r7\"]\nimpair = \"rate 1mbit\"\n");
+  EXPECT_NE(error(head + "links = [\"seed:Slow\"]\nimpair = \"rate 1mbit\"\n")
+                .find("'seed:Slow' is not a link of this lab"),
+            std::string::npos);
+  EXPECT_NE(error(head + "[[scenario.override]]\nimpair = \"rate 1mbit\"\n")
+                .find("key 'links': missing: an override names the links it sets"),
+            std::string::npos);
+  EXPECT_NE(error(head + "[[scenario.override]]\nlinks = [\"r1\"]\n")
+                .find("key 'override': sets nothing"),
+            std::string::npos);
+  EXPECT_NE(error(head + "[[scenario.override]]\nlinks = [\"r1\"]\nimpair = \"rate fast\"\n")
+                .find("lab.toml:10: key 'impair': not a valid netem spec"),
+            std::string::npos);
+  EXPECT_NE(error(head + "[[scenario.override]]\nlinks = [\"r1\"]\nname = \"x\"\n")
+                .find("unknown key 'name' in [[scenario.override]]"),
+            std::string::npos);
+}
+
+TEST_F(LabDefinitionTest, AllreduceWorkloadParametersAreCheckedTogether) {
+  const std::string lab_text = std::string("[workload]\nkind = \"allreduce\"\n") +
+                               "minbytes = 4096\nmaxbytes = 1024\n" + kScenario;
+  EXPECT_NE(error(lab_text).find("lab.toml:4: key 'workload': maxbytes must be in minbytes"),
+            std::string::npos)
+      << error(lab_text);
 }
 
 }  // namespace

@@ -25,7 +25,27 @@ TEST(WorkloadRegistry, TrainRanksRunTheTrainerWithTheLabsFlags) {
   // mlp 784 -> 512 -> 512 -> 10 with biases.
   EXPECT_EQ(train.model_params(w), 785 * 512 + 513 * 512 + 513 * 10);
   EXPECT_THROW(find_workload("allreduce_sweep"), std::invalid_argument);
-  EXPECT_EQ(workload_kinds(), (std::vector<std::string>{"train"}));
+  EXPECT_EQ(workload_kinds(), (std::vector<std::string>{"train", "allreduce"}));
+}
+
+TEST(WorkloadRegistry, AllreduceRunsTheBenchRankWithItsSweepAsSteps) {
+  const Workload& allreduce = find_workload("allreduce");
+  WorkloadDefinition w;
+  w.kind = "allreduce";
+  w.params = {{"minbytes", "1048576"}, {"maxbytes", "4194304"}, {"iters", "3"}};
+  EXPECT_EQ(allreduce.rank_command(w, "/tmp/m.jsonl"),
+            (std::vector<std::string>{"bench", "allreduce-rank", "--sizes",
+                                      "1048576,2097152,4194304", "--iters", "3", "--warmup", "1",
+                                      "--check", "1", "--channels", "2", "--timeout", "120",
+                                      "--metrics", "/tmp/m.jsonl"}));
+  EXPECT_EQ(allreduce.planned_steps(w), 3) << "one step per message size";
+  EXPECT_NO_THROW(allreduce.check(w));
+  EXPECT_THROW(allreduce.model_params(w), std::exception) << "it trains no model";
+  w.params["stepfactor"] = "1";
+  EXPECT_THROW(allreduce.check(w), std::invalid_argument) << "a factor of 1 never ends";
+  w.params["stepfactor"] = "4";
+  w.params["maxbytes"] = "1000";
+  EXPECT_THROW(allreduce.check(w), std::invalid_argument) << "maxbytes below minbytes";
 }
 
 TEST(FabricRegistry, AutoPicksSinglePairOrSwitchByRanks) {

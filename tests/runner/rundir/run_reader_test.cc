@@ -93,7 +93,7 @@ TEST(RunReader, ManifestDamageThrowsWithItsLine) {
 }
 
 TEST(RunReader, ReferenceRecordingsReadWithoutProblems) {
-  for (const char* name : {"01-training-loop", "02-dropped-packet"}) {
+  for (const char* name : {"01-training-loop", "02-dropped-packet", "04-allreduce-bandwidth"}) {
     const RunDirectory run = read_run(std::string(FABRICLAB_SOURCE_DIR) + "/recordings/" + name);
     EXPECT_TRUE(run.problems.empty()) << name << ": " << describe(run.problems.front());
     EXPECT_FALSE(run.scenarios.empty()) << name;
