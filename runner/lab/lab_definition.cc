@@ -305,6 +305,21 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
   return s;
 }
 
+// The same job: the same workload parameters, leaving out those that say
+// how fast the cluster is rather than what it runs (a slow worker is the
+// same job on a worse machine, as a slow link is the same job on a worse
+// network).
+bool same_job(const WorkloadDefinition& a, const WorkloadDefinition& b) {
+  static const std::set<std::string> kMachine = {"compute_slowdown", "slow_rank"};
+  auto job = [&](const WorkloadDefinition& w) {
+    std::map<std::string, std::string> params;
+    for (const auto& [key, value] : w.params)
+      if (!kMachine.count(key)) params[key] = value;
+    return params;
+  };
+  return a.kind == b.kind && job(a) == job(b);
+}
+
 // A slowdown compares one job under two networks, so a baseline must run
 // the same workload as the scenario it measures.
 void resolve_baselines(const LabReader& r, const toml::array& tables, LabDefinition& lab) {
@@ -319,7 +334,7 @@ void resolve_baselines(const LabReader& r, const toml::array& tables, LabDefinit
     ScenarioDefinition& s = lab.scenarios[i];
     const toml::table& t = *tables[i].as_table();
     if (s.baseline.empty()) {
-      if (usual && usual->workload.params == s.workload.params && usual->ranks == s.ranks)
+      if (usual && same_job(usual->workload, s.workload) && usual->ranks == s.ranks)
         s.baseline = usual->name;
       continue;
     }
@@ -328,7 +343,7 @@ void resolve_baselines(const LabReader& r, const toml::array& tables, LabDefinit
       r.fail(t.get("baseline"), "baseline",
              "no scenario '" + s.baseline + "' in this lab (" + join(lab.scenario_names()) + ")");
     }
-    if (base->workload.params != s.workload.params) {
+    if (!same_job(base->workload, s.workload)) {
       r.fail(t.get("baseline"), "baseline",
              "scenario '" + s.baseline + "' runs another workload; a baseline must run the same one");
     }

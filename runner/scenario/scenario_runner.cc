@@ -147,14 +147,17 @@ class ScenarioRun {
     for (const auto& [label, rank] : plan_.picks)
       outcome_.link_picks[label] = "r" + std::to_string(rank);
     outcome_.impairments = impairments_json();
-    if (resolved()) {  // what went where, before the ranks start
+    if (resolved()) {
+      // What goes on how many links -- not which: a seed-drawn rank is the
+      // student's to find (run.json's link_picks and impairments say it).
       for (const LinkAssignment& a : plan_.assignments) {
-        std::string links;
-        for (int rank : a.ranks) links += " r" + std::to_string(rank);
-        c_.console->print(fmt::format("   {} \"{}\" on{}\n", a.key, a.value, links));
+        std::string drawn;
+        for (const auto& [label, rank] : plan_.picks) {
+          if (a.ranks == std::vector<int>{rank}) drawn = " (seed:" + label + ")";
+        }
+        c_.console->print(fmt::format("   {} \"{}\" on {} link{}{}\n", a.key, a.value,
+                                      a.ranks.size(), a.ranks.size() == 1 ? "" : "s", drawn));
       }
-      for (const auto& [label, rank] : outcome_.link_picks)
-        c_.console->print(fmt::format("   (seed:{} is {} in this run)\n", label, rank));
     }
     for (size_t i = 0; i < plan_.assignments.size(); ++i) {
       const LinkAssignment& a = plan_.assignments[i];

@@ -178,6 +178,7 @@ TEST_F(LabDefinitionTest, ARankParameterIsANumberOrASeedWord) {
       "[[scenario]]\nname = \"fixed\"\nworkload = { slow_rank = 2 }\n"));
   EXPECT_EQ(lab.scenarios[0].workload.param("slow_rank"), "seed:slow_rank");
   EXPECT_EQ(lab.scenarios[1].workload.param("slow_rank"), "2");
+  EXPECT_EQ(lab.scenarios[1].baseline, "clean") << "a slow worker is the same job on a worse machine";
   EXPECT_NE(error(std::string(kScenario) + "workload = { slow_rank = \"slowest\" }\n")
                 .find("key 'slow_rank': expected a rank number or \"seed:LABEL\""),
             std::string::npos)
