@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -83,6 +84,24 @@ TEST(ReferenceRecordings, Lab01GradesPassAndFail) { grade_reference("01"); }
 TEST(ReferenceRecordings, Lab02GradesPassAndFail) { grade_reference("02"); }
 TEST(ReferenceRecordings, Lab03GradesPassAndFail) { grade_reference("03"); }
 TEST(ReferenceRecordings, Lab04GradesPassAndFail) { grade_reference("04"); }
+TEST(ReferenceRecordings, Lab05GradesPassAndFail) { grade_reference("05"); }
+
+// Issue 16's check for lab 05, on the reference run: the rank the summary
+// names -- the straggler of the slow-worker case, the slow link of the two
+// link cases -- is the one seed_pick drew for the run's seed.
+TEST(ReferenceRecordings, Lab05NamesTheSeedsRankFromTheMeasurementsAlone) {
+  const fs::path dir = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/05-one-slow-path";
+  if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
+  const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
+  const int expected = static_cast<int>(runner::seed_pick(run.at("seed").get<uint64_t>(), "slow_rank", 4));
+  std::map<std::string, nlohmann::json> results;
+  for (const auto& s : run.at("scenarios")) results[s.at("name")] = s.at("result");
+  EXPECT_EQ(results.at("case-a").at("slow_link"), expected) << "the delayed link";
+  EXPECT_EQ(results.at("case-b").at("straggler"), expected) << "the slow worker";
+  EXPECT_EQ(results.at("case-c").at("slow_link"), expected) << "the lossy link";
+  EXPECT_TRUE(results.at("clean").at("straggler").is_null());
+  EXPECT_TRUE(results.at("case-a").at("straggler").is_null()) << "a slow link holds everyone alike";
+}
 
 // Issue 15's check for lab 04, on the reference run: the slow link is the
 // one seed_pick chose for the run's seed, and the slow sweep's busbw is 0.2
