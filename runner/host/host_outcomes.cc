@@ -6,7 +6,7 @@ namespace fabriclab::runner {
 
 // Every field, by its own name; a missing one is an error (at()).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScenarioOutcome, status, message, started_unix_s, ended_unix_s,
-                                   steps_planned, steps_completed, applied, events)
+                                   steps_planned, steps_completed, ranks_here, applied, events)
 
 }  // namespace fabriclab::runner
 
@@ -43,10 +43,13 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
   ScenarioOutcome merged;
   merged.status = rundir::ScenarioStatus::kCompleted;
   merged.started_unix_s = per_host.front().started_unix_s;
-  merged.steps_completed = per_host.front().steps_completed;
+  // Steps count on the hosts that ran ranks of this scenario (`[[scenario]]
+  // ranks` may leave some idle).
+  merged.steps_completed = -1;
   nlohmann::json start_event;
   nlohmann::json counters = {
-      {"retransmits", 0}, {"drops", 0}, {"link_bytes", 0}, {"links", nlohmann::json::object()}};
+      {"retransmits", 0},   {"drops", 0}, {"link_bytes", 0}, {"links", nlohmann::json::object()},
+      {"ranks", nlohmann::json::object()}};
   std::string scenario;
   for (size_t h = 0; h < per_host.size(); ++h) {
     const ScenarioOutcome& o = per_host[h];
@@ -61,15 +64,29 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
     }
     merged.started_unix_s = std::min(merged.started_unix_s, o.started_unix_s);
     merged.ended_unix_s = std::max(merged.ended_unix_s, o.ended_unix_s);
-    merged.steps_completed = std::min(merged.steps_completed, o.steps_completed);
+    if (o.ranks_here > 0) {
+      merged.steps_completed = merged.steps_completed < 0
+                                   ? o.steps_completed
+                                   : std::min(merged.steps_completed, o.steps_completed);
+    }
     merged.steps_planned = std::max(merged.steps_planned, o.steps_planned);
     for (const std::string& line : o.applied) merged.applied.push_back(who + ": " + line);
+    // Every host plans the links with the same seed: the lead's plan (the
+    // first outcome; followers' arrive without it) is the run's.
+    if (merged.impairments.empty() && o.impairments.is_array()) merged.impairments = o.impairments;
+    merged.link_picks.insert(o.link_picks.begin(), o.link_picks.end());
     nlohmann::json last_counters;
+    nlohmann::json last_rtts = nlohmann::json::object();  // rank -> its last round trip read
     for (const nlohmann::json& event : o.events) {
       const std::string kind = event.value("event", "");
       scenario = event.value("scenario", scenario);
       if (kind == "counters") {
         last_counters = event;
+        if (event.contains("ranks") && event["ranks"].is_object()) {
+          for (const auto& [rank, r] : event["ranks"].items())
+            if (r.is_object() && r.value("rtt_ms", nlohmann::json()).is_number())
+              last_rtts[rank] = r["rtt_ms"];
+        }
       } else if (kind == "scenario_start") {
         if (start_event.is_null() || event.value("ts", 0.0) < start_event.value("ts", 0.0))
           start_event = event;
@@ -83,8 +100,17 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
       // Each host reads its own link ("<address>-lab"): the names never collide.
       if (last_counters.contains("links") && last_counters["links"].is_object())
         counters["links"].update(last_counters["links"]);
+      // Each host reads its own ranks; the last sample comes after they
+      // stopped (no connections), so it keeps the last round trip read.
+      if (last_counters.contains("ranks") && last_counters["ranks"].is_object()) {
+        for (auto [rank, r] : last_counters["ranks"].items()) {
+          if (last_rtts.contains(rank)) r["rtt_ms"] = last_rtts[rank];
+          counters["ranks"][rank] = r;
+        }
+      }
     }
   }
+  if (merged.steps_completed < 0) merged.steps_completed = 0;  // no host ran ranks
   auto runner_event = [&](const std::string& kind, nlohmann::json fields) {
     fields["v"] = rundir::kMetricsFormatVersion;
     fields["event"] = kind;

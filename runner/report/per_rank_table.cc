@@ -49,7 +49,7 @@ std::string slow_link_line(const ScenarioSummary& s) {
       others_rtt.push_back(*t.rtt_ms);
   }
   const double others = median_of(others_rtt);
-  if (slow->rtt_ms && *slow->rtt_ms >= 2 * others && *slow->rtt_ms - others >= 1) {
+  if (slow->rtt_ms && round_trip_stands_out(*slow->rtt_ms, others)) {
     return fmt::format("{}: slow link at r{} -- TCP round trip of its connections {:.1f} ms, "
                        "the others' median {:.1f} ms\n",
                        s.name, slow->rank, *slow->rtt_ms, others);

@@ -20,7 +20,7 @@
 // events (recordings/FORMAT.md): each rank's median TCP round trip over its
 // connections to other ranks (rtt_ms: the median of the samples taken while
 // it ran) and the segments its namespace retransmitted. The slow link is the
-// rank whose round trip is at least twice the others' median and 1 ms above
+// rank whose round trip is at least twice the others' median and 5 ms above
 // it (every connection of that rank crosses its link; of the others', one);
 // else the rank that retransmitted more than half of all segments (at least
 // 20): a lossy link makes its sender retransmit. Pure functions, thread-safe.
@@ -53,5 +53,8 @@ struct RankView {
 };
 
 RankView rank_view(const std::vector<nlohmann::json>& events);
+
+// The round-trip rule above: `rtt_ms` stands out against the others' median.
+bool round_trip_stands_out(double rtt_ms, double others_median_ms);
 
 }  // namespace fabriclab::runner::report

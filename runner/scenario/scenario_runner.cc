@@ -87,6 +87,7 @@ class ScenarioRun {
       apply_link_settings();
       baseline_ = read_counter_sample(network_, drops_of(settings_));
       launch_ranks();
+      outcome_.ranks_here = static_cast<int>(ranks_.size());
       if (ranks_.empty()) {
         // Host mode: this scenario's job runs on other hosts only.
         outcome_.status = rundir::ScenarioStatus::kCompleted;

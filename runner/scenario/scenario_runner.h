@@ -66,6 +66,7 @@ struct ScenarioOutcome {
   double ended_unix_s = 0;
   int64_t steps_planned = 0;
   int64_t steps_completed = 0;  // steps every rank completed
+  int ranks_here = 0;  // ranks this runner launched (0: a host the scenario left idle)
   // Where the impairment went, one line per device, e.g. "userspace (NFQUEUE
   // 16000, ...) on arrival at fl-ab12-r1/eth0 from 10.77.0.1: delay 100ms".
   std::vector<std::string> applied;

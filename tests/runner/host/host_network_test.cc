@@ -87,6 +87,7 @@ ScenarioOutcome outcome_of(const std::string& status, int rank, double t0) {
   o.ended_unix_s = t0 + 10;
   o.steps_planned = 5;
   o.steps_completed = status == "completed" ? 5 : 3;
+  o.ranks_here = 1;
   o.applied = {"userspace on eth1"};
   o.events = {event("scenario_start", t0), event("step", t0 + 1, {{"rank", rank}}),
               event("counters", t0 + 9,
@@ -95,7 +96,8 @@ ScenarioOutcome outcome_of(const std::string& status, int rank, double t0) {
                      {"link_bytes", 100},
                      {"links",
                       {{"10.0.0." + std::to_string(rank + 1) + "-lab",
-                        {{"tx_bytes", 60}, {"rx_bytes", 40}}}}}}),
+                        {{"tx_bytes", 60}, {"rx_bytes", 40}}}}},
+                     {"ranks", {{"r" + std::to_string(rank), {{"retransmits", 2}, {"rtt_ms", nullptr}}}}}}),
               event("scenario_end", t0 + 10, {{"status", status}})};
   return o;
 }
@@ -131,6 +133,35 @@ TEST(HostOutcomes, MergeKeepsEveryRanksEventsAndOneRunnerRecord) {
   EXPECT_EQ(ends, 1);
   EXPECT_EQ(steps, 2);
   EXPECT_EQ(merged.events.back()["event"], "scenario_end");
+}
+
+// A scenario on fewer ranks than the lab leaves some hosts idle: their zero
+// steps do not count; each host's ranks and their last round trip do.
+TEST(HostOutcomes, IdleHostsDoNotCountAndEachHostsRanksAreKept) {
+  const HostPlacement p{{"10.0.0.1", "10.0.0.2", "10.0.0.3"}, 0, 1};
+  ScenarioOutcome with_rtt = outcome_of("completed", 1, 100);
+  with_rtt.events.insert(with_rtt.events.begin() + 2,
+                         event("counters", 105, {{"ranks", {{"r1", {{"rtt_ms", 50.5}}}}}}));
+  ScenarioOutcome idle;
+  idle.status = rundir::ScenarioStatus::kCompleted;
+  idle.started_unix_s = 100;
+  idle.ended_unix_s = 101;
+  idle.steps_planned = 5;
+  ScenarioOutcome lead = outcome_of("completed", 0, 100);
+  lead.link_picks = {{"slow_rank", "r1"}};
+  lead.impairments = nlohmann::json::array({{{"links", {"r1"}}, {"spec", "delay 50ms"}}});
+  const ScenarioOutcome merged =
+      merge_outcomes({lead, outcome_from_json(outcome_to_json(with_rtt)), idle}, p);
+  EXPECT_EQ(merged.link_picks.at("slow_rank"), "r1") << "the lead's plan is the run's";
+  EXPECT_EQ(merged.impairments.size(), 1u);
+  EXPECT_EQ(merged.status, rundir::ScenarioStatus::kCompleted);
+  EXPECT_EQ(merged.steps_completed, 5) << "host 2 ran none of this scenario's ranks";
+  for (const auto& e : merged.events) {
+    if (e["event"] != "counters") continue;
+    EXPECT_EQ(e["ranks"].size(), 2u) << e.dump();
+    EXPECT_EQ(e["ranks"]["r1"]["rtt_ms"], 50.5) << "the last round trip read while it ran";
+    EXPECT_TRUE(e["ranks"]["r0"]["rtt_ms"].is_null());
+  }
 }
 
 }  // namespace
