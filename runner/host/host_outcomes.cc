@@ -6,7 +6,8 @@ namespace fabriclab::runner {
 
 // Every field, by its own name; a missing one is an error (at()).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScenarioOutcome, status, message, started_unix_s, ended_unix_s,
-                                   steps_planned, steps_completed, ranks_here, applied, events)
+                                   steps_planned, steps_completed, ranks_here, applied,
+                                   impairments, link_picks, events)
 
 }  // namespace fabriclab::runner
 
@@ -71,9 +72,19 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
     }
     merged.steps_planned = std::max(merged.steps_planned, o.steps_planned);
     for (const std::string& line : o.applied) merged.applied.push_back(who + ": " + line);
-    // Every host plans the links with the same seed: the lead's plan (the
-    // first outcome; followers' arrive without it) is the run's.
-    if (merged.impairments.empty() && o.impairments.is_array()) merged.impairments = o.impairments;
+    // Every host plans the links with the same seed and lab, so the entries
+    // line up: the first host's plan, each entry with every host's lines.
+    if (o.impairments.is_array()) {
+      for (size_t i = 0; i < o.impairments.size(); ++i) {
+        if (merged.impairments.size() <= i) {
+          nlohmann::json entry = o.impairments[i];
+          entry["applied"] = nlohmann::json::array();
+          merged.impairments.push_back(entry);
+        }
+        for (const auto& line : o.impairments[i].value("applied", nlohmann::json::array()))
+          merged.impairments[i]["applied"].push_back(who + ": " + line.get<std::string>());
+      }
+    }
     merged.link_picks.insert(o.link_picks.begin(), o.link_picks.end());
     nlohmann::json last_counters;
     nlohmann::json last_rtts = nlohmann::json::object();  // rank -> its last round trip read

@@ -173,6 +173,9 @@ class ScenarioRun {
       }
       if (resolved()) outcome_.impairments[i]["applied"] = lines;
     }
+    // One setting on the scenario's own links: its one entry holds every line.
+    if (!resolved() && !outcome_.impairments.empty())
+      outcome_.impairments[0]["applied"] = outcome_.applied;
   }
 
   // In reverse order of application.

@@ -149,11 +149,17 @@ TEST(HostOutcomes, IdleHostsDoNotCountAndEachHostsRanksAreKept) {
   idle.steps_planned = 5;
   ScenarioOutcome lead = outcome_of("completed", 0, 100);
   lead.link_picks = {{"slow_rank", "r1"}};
-  lead.impairments = nlohmann::json::array({{{"links", {"r1"}}, {"spec", "delay 50ms"}}});
+  lead.impairments = nlohmann::json::array(
+      {{{"links", {"r1"}}, {"spec", "delay 50ms"}, {"applied", {"on lab0"}}}});
+  with_rtt.impairments = nlohmann::json::array(
+      {{{"links", {"r1"}}, {"spec", "delay 50ms"}, {"applied", {"on lab1"}}}});
   const ScenarioOutcome merged =
       merge_outcomes({lead, outcome_from_json(outcome_to_json(with_rtt)), idle}, p);
   EXPECT_EQ(merged.link_picks.at("slow_rank"), "r1") << "the lead's plan is the run's";
-  EXPECT_EQ(merged.impairments.size(), 1u);
+  ASSERT_EQ(merged.impairments.size(), 1u);
+  EXPECT_EQ(merged.impairments[0]["applied"],
+            nlohmann::json({"host 0 (10.0.0.1): on lab0", "host 1 (10.0.0.2): on lab1"}))
+      << "every host's lines, in the one entry";
   EXPECT_EQ(merged.status, rundir::ScenarioStatus::kCompleted);
   EXPECT_EQ(merged.steps_completed, 5) << "host 2 ran none of this scenario's ranks";
   for (const auto& e : merged.events) {

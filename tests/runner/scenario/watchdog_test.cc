@@ -173,6 +173,9 @@ TEST_F(WatchdogTest, LinkSettingsAreAppliedBeforeAndRemovedAfterInReverse) {
   EXPECT_EQ(backend.log, (std::vector<std::string>{"apply fake0", "apply fake1", "remove fake1",
                                                    "remove fake0"}));
   EXPECT_EQ(o.applied, (std::vector<std::string>{"fake on fake0", "fake on fake1"}));
+  // run.json's impairments: the one setting's entry holds where it went.
+  ASSERT_EQ(o.impairments.size(), 1u) << o.impairments.dump();
+  EXPECT_EQ(o.impairments[0]["applied"], nlohmann::json({"fake on fake0", "fake on fake1"}));
   // The drops the live view and the counters event show come from the settings.
   bool counted = false;
   for (const auto& e : o.events)
