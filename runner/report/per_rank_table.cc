@@ -38,21 +38,16 @@ std::string straggler_line(const ScenarioSummary& s) {
 std::string slow_link_line(const ScenarioSummary& s) {
   const RankView& view = s.ranks;
   if (!view.slow_link) return "";
-  std::vector<double> others_rtt;
   double total_retx = 0;
   const RankTimes* slow = nullptr;
   for (const RankTimes& t : view.ranks) {
     total_retx += t.retransmits.value_or(0);
-    if (t.rank == *view.slow_link)
-      slow = &t;
-    else if (t.rtt_ms)
-      others_rtt.push_back(*t.rtt_ms);
+    if (t.rank == *view.slow_link) slow = &t;
   }
-  const double others = median_of(others_rtt);
-  if (slow->rtt_ms && round_trip_stands_out(*slow->rtt_ms, others)) {
+  if (view.slow_link_others_rtt_ms) {
     return fmt::format("{}: slow link at r{} -- TCP round trip of its connections {:.1f} ms, "
                        "the others' median {:.1f} ms\n",
-                       s.name, slow->rank, *slow->rtt_ms, others);
+                       s.name, slow->rank, slow->rtt_ms.value_or(0), *view.slow_link_others_rtt_ms);
   }
   return fmt::format("{}: slow link at r{} -- it retransmitted {:.0f} of the {:.0f} TCP segments "
                      "retransmitted\n",

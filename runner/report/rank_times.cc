@@ -51,14 +51,10 @@ void add_network_evidence(const std::vector<json>& events, std::vector<RankTimes
   }
 }
 
-}  // namespace
-
-bool round_trip_stands_out(double rtt_ms, double others_median_ms);
-
-namespace {
-
-std::optional<int> slow_link_of(const std::vector<RankTimes>& ranks) {
-  if (ranks.size() < 2) return std::nullopt;
+// Names the slow link in `view` (rank_times.h gives the rules).
+void find_slow_link(RankView& view) {
+  const std::vector<RankTimes>& ranks = view.ranks;
+  if (ranks.size() < 2) return;
   const RankTimes* top = nullptr;
   for (const RankTimes& t : ranks)
     if (t.rtt_ms && (!top || *t.rtt_ms > *top->rtt_ms)) top = &t;
@@ -67,7 +63,12 @@ std::optional<int> slow_link_of(const std::vector<RankTimes>& ranks) {
     for (const RankTimes& t : ranks)
       if (&t != top && t.rtt_ms) others.push_back(*t.rtt_ms);
     const double m = median_of(others);
-    if (!others.empty() && round_trip_stands_out(*top->rtt_ms, m)) return top->rank;
+    if (!others.empty() && *top->rtt_ms >= kSlowLinkRttFactor * m &&
+        *top->rtt_ms - m >= kSlowLinkRttMarginMs) {
+      view.slow_link = top->rank;
+      view.slow_link_others_rtt_ms = m;
+      return;
+    }
   }
   double total = 0;
   const RankTimes* most = nullptr;
@@ -76,16 +77,11 @@ std::optional<int> slow_link_of(const std::vector<RankTimes>& ranks) {
     total += *t.retransmits;
     if (!most || *t.retransmits > *most->retransmits) most = &t;
   }
-  if (most && total >= kSlowLinkMinRetransmits && 2 * *most->retransmits > total) return most->rank;
-  return std::nullopt;
+  if (most && total >= kSlowLinkMinRetransmits && 2 * *most->retransmits > total)
+    view.slow_link = most->rank;
 }
 
 }  // namespace
-
-bool round_trip_stands_out(double rtt_ms, double others_median_ms) {
-  return rtt_ms >= kSlowLinkRttFactor * others_median_ms &&
-         rtt_ms - others_median_ms >= kSlowLinkRttMarginMs;
-}
 
 RankView rank_view(const std::vector<json>& events) {
   // rank -> step -> its numbers; step 1 is left out (start-up).
@@ -158,7 +154,7 @@ RankView rank_view(const std::vector<json>& events) {
     view.ranks.push_back(t);
   }
   add_network_evidence(events, view.ranks);
-  view.slow_link = slow_link_of(view.ranks);
+  find_slow_link(view);
   return view;
 }
 

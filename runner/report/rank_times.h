@@ -50,11 +50,11 @@ struct RankView {
   int steps_compared = 0;        // steps every rank reported (after the first)
   std::optional<int> straggler;  // the rank last at the barrier in >= 3/4 of the steps
   std::optional<int> slow_link;  // the rank whose link the network evidence names
+  // When its round trip named it: the other ranks' median round trip it
+  // stood out against (nullopt when its retransmissions named it).
+  std::optional<double> slow_link_others_rtt_ms;
 };
 
 RankView rank_view(const std::vector<nlohmann::json>& events);
-
-// The round-trip rule above: `rtt_ms` stands out against the others' median.
-bool round_trip_stands_out(double rtt_ms, double others_median_ms);
 
 }  // namespace fabriclab::runner::report

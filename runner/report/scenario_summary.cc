@@ -95,6 +95,11 @@ double percentile_nearest_rank(std::vector<double> values, double percent) {
 }
 
 ScenarioResult summarize_scenario(const std::vector<json>& events) {
+  return summarize_scenario(events, summarize_wire_bytes(events), rank_view(events));
+}
+
+ScenarioResult summarize_scenario(const std::vector<json>& events, const WireBytes& wire,
+                                  const RankView& view) {
   ScenarioResult result;
   double first_start_s = std::numeric_limits<double>::infinity();
   double last_end_s = -std::numeric_limits<double>::infinity();
@@ -185,13 +190,11 @@ ScenarioResult summarize_scenario(const std::vector<json>& events) {
   if (!sweep.empty())
     summarize_sweep(sweep, std::max(world_size, static_cast<int>(ranks.size())), result);
 
-  const WireBytes wire = summarize_wire_bytes(events);
   result.tx_bytes_per_step = wire.tx_bytes_per_step;
   result.ring_bytes = wire.ring_bytes;
   result.wire_overhead = wire.wire_overhead;
   result.wire_bytes_per_param = wire.wire_bytes_per_param;
 
-  const RankView view = rank_view(events);
   result.straggler = view.straggler;
   result.slow_link = view.slow_link;
   // The others: every rank but the one named slow (worker, else link).
@@ -300,9 +303,9 @@ std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
     } else {
       summary.steps_planned = trainer_steps;
     }
-    summary.result = summarize_scenario(events);
     summary.wire = summarize_wire_bytes(events);
     summary.ranks = rank_view(events);
+    summary.result = summarize_scenario(events, summary.wire, summary.ranks);
     // How long it ran before it was cut off: from its first step's start.
     double first_step_start_s = std::numeric_limits<double>::infinity();
     double end_s = 0;

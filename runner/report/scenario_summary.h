@@ -117,6 +117,10 @@ struct ScenarioSummary {
 // must not be mixed in). Events of kinds it does not use are ignored.
 // Throws InputError if a used field has the wrong type.
 ScenarioResult summarize_scenario(const std::vector<nlohmann::json>& events);
+// The same, with the scenario's wire bytes and rank view already computed
+// from those events (summarize_run() keeps them on the summary too).
+ScenarioResult summarize_scenario(const std::vector<nlohmann::json>& events, const WireBytes& wire,
+                                  const RankView& view);
 
 // Sets every summary's result.slowdown = wall_s / wall_s of its baseline
 // (its `baseline`, else the scenario named `clean_name`), or nullopt when it

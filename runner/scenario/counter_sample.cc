@@ -1,7 +1,6 @@
 #include "runner/scenario/counter_sample.h"
 
-#include <algorithm>
-
+#include "runner/report/scenario_summary.h"
 #include "runner/scenario/netns_counters.h"
 #include "runner/scenario/tcp_sockets.h"
 #include "runner/topology/lab_network.h"
@@ -24,11 +23,7 @@ RankTcp read_rank_network(const LocalRank& rank) {
     // A namespace being torn down: no round trips this time.
   }
   network.connections = static_cast<int>(rtts.size());
-  if (!rtts.empty()) {
-    std::sort(rtts.begin(), rtts.end());
-    const size_t n = rtts.size();
-    network.rtt_ms = n % 2 ? rtts[n / 2] : (rtts[n / 2 - 1] + rtts[n / 2]) / 2;
-  }
+  if (!rtts.empty()) network.rtt_ms = report::median_of(rtts);
   return network;
 }
 
