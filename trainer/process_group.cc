@@ -33,19 +33,23 @@ void validate(const Rendezvous& rv) {
   if (rv.timeout.count() <= 0) throw InputError("--timeout must be positive");
 }
 
+c10::intrusive_ptr<c10d::TCPStore> connect_store(const Rendezvous& rv) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<uint16_t>(rv.master_port);
+  options.isServer = rv.rank == 0;
+  options.numWorkers = rv.world_size;
+  options.waitWorkers = true;
+  options.timeout = rv.timeout;
+  return c10::make_intrusive<c10d::TCPStore>(rv.master_addr, options);
+}
+
 c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv) {
   validate(rv);
   if (rv.world_size == 1) return {};
 
-  c10d::TCPStoreOptions store_options;
-  store_options.port = static_cast<uint16_t>(rv.master_port);
-  store_options.isServer = rv.rank == 0;
-  store_options.numWorkers = rv.world_size;
-  store_options.waitWorkers = true;
-  store_options.timeout = rv.timeout;
   spdlog::info("rank {}: rendezvous at {}:{} ({} ranks, timeout {} s)", rv.rank, rv.master_addr,
                rv.master_port, rv.world_size, rv.timeout.count() / 1000.0);
-  auto store = c10::make_intrusive<c10d::TCPStore>(rv.master_addr, store_options);
+  auto store = connect_store(rv);
 
   auto options = c10d::ProcessGroupGloo::Options::create(rv.timeout);
   if (!rv.iface.empty()) {

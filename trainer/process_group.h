@@ -12,6 +12,7 @@
 #pragma once
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <chrono>
 #include <string>
@@ -34,6 +35,11 @@ struct Rendezvous {
 // Bind address default: 127.0.0.1 when master_addr is loopback, else the
 // address the host name resolves to (Gloo's default device).
 c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv);
+
+// The rendezvous store: rank 0 hosts the TCPStore at master_addr:master_port
+// and waits for world_size workers; the others connect; `timeout` bounds it.
+// make_process_group() uses it, as does the allreduce bench's own Gloo set-up.
+c10::intrusive_ptr<c10d::TCPStore> connect_store(const Rendezvous& rv);
 
 // Throws InputError when a field is out of range (rank >= world_size, ...).
 void validate(const Rendezvous& rv);

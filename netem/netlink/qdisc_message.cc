@@ -15,6 +15,20 @@
 
 namespace fabriclab::netem::netlink {
 
+nlmsghdr* put_qdisc_header(Message& buf, uint16_t type, uint16_t flags, uint32_t seq,
+                           const QdiscPlace& place) {
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
+  nlh->nlmsg_type = type;
+  nlh->nlmsg_flags = flags;
+  nlh->nlmsg_seq = seq;
+  auto* tcm = static_cast<tcmsg*>(mnl_nlmsg_put_extra_header(nlh, sizeof(tcmsg)));
+  tcm->tcm_family = AF_UNSPEC;
+  tcm->tcm_ifindex = place.ifindex;
+  tcm->tcm_handle = place.handle;
+  tcm->tcm_parent = place.parent;
+  return nlh;
+}
+
 namespace {
 
 // Room for two 16 Ki-entry tables (the most tc allows) plus headers.
@@ -24,17 +38,8 @@ struct Builder {
   Message buf = Message(kMaxMessage, 0);
   nlmsghdr* nlh = nullptr;
 
-  Builder(uint16_t type, uint16_t flags, uint32_t seq, const QdiscPlace& place) {
-    nlh = mnl_nlmsg_put_header(buf.data());
-    nlh->nlmsg_type = type;
-    nlh->nlmsg_flags = flags;
-    nlh->nlmsg_seq = seq;
-    auto* tcm = static_cast<tcmsg*>(mnl_nlmsg_put_extra_header(nlh, sizeof(tcmsg)));
-    tcm->tcm_family = AF_UNSPEC;
-    tcm->tcm_ifindex = place.ifindex;
-    tcm->tcm_handle = place.handle;
-    tcm->tcm_parent = place.parent;
-  }
+  Builder(uint16_t type, uint16_t flags, uint32_t seq, const QdiscPlace& place)
+      : nlh(put_qdisc_header(buf, type, flags, seq, place)) {}
 
   Message done() {
     buf.resize(nlh->nlmsg_len);

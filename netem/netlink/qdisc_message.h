@@ -23,6 +23,8 @@
 
 #include "netem/spec.h"
 
+struct nlmsghdr;
+
 namespace fabriclab::netem::netlink {
 
 using Message = std::vector<uint8_t>;
@@ -35,6 +37,12 @@ struct QdiscPlace {
   uint32_t parent = 0xFFFFFFFFu;  // TC_H_ROOT
   uint32_t handle = 0;            // 0 = let the kernel choose (tc's default)
 };
+
+// Starts a qdisc message in `buf` (sized by the caller, zeroed): the
+// nlmsghdr of `type`, `flags` and `seq`, then the tcmsg for `place`, as
+// every tc qdisc command starts; attributes follow at the returned header.
+nlmsghdr* put_qdisc_header(Message& buf, uint16_t type, uint16_t flags, uint32_t seq,
+                           const QdiscPlace& place);
 
 // tc's flags for each command (NLM_F_REQUEST|NLM_F_ACK plus EXCL|CREATE for
 // add, nothing for change, CREATE|REPLACE for replace).

@@ -72,15 +72,8 @@ std::string tbf_words(const TbfSettings& t) {
 Message build_tbf_qdisc(QdiscCommand cmd, const QdiscPlace& place, const TbfSettings& t,
                         uint32_t seq) {
   Message buf(MNL_SOCKET_BUFFER_SIZE, 0);
-  nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
-  nlh->nlmsg_type = cmd == QdiscCommand::kDelete ? RTM_DELQDISC : RTM_NEWQDISC;
-  nlh->nlmsg_flags = qdisc_flags(cmd);
-  nlh->nlmsg_seq = seq;
-  auto* tcm = static_cast<tcmsg*>(mnl_nlmsg_put_extra_header(nlh, sizeof(tcmsg)));
-  tcm->tcm_family = AF_UNSPEC;
-  tcm->tcm_ifindex = place.ifindex;
-  tcm->tcm_handle = place.handle;
-  tcm->tcm_parent = place.parent;
+  nlmsghdr* nlh = put_qdisc_header(buf, cmd == QdiscCommand::kDelete ? RTM_DELQDISC : RTM_NEWQDISC,
+                                   qdisc_flags(cmd), seq, place);
   mnl_attr_put_strz(nlh, TCA_KIND, "tbf");
 
   tc_tbf_qopt opt{};

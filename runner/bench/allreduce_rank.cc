@@ -8,7 +8,6 @@
 #include <gloo/transport/tcp/device.h>
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <fstream>
 #include <memory>
@@ -32,14 +31,7 @@ using ReduceFn = void (*)(void*, const void*, const void*, size_t);
 class Channels {
  public:
   Channels(const trainer::Rendezvous& rv, int count) {
-    c10d::TCPStoreOptions options;
-    options.port = static_cast<uint16_t>(rv.master_port);
-    options.isServer = rv.rank == 0;
-    options.numWorkers = rv.world_size;
-    options.waitWorkers = true;
-    options.timeout = rv.timeout;
-    store_ = std::make_unique<c10d::ProcessGroupGloo::GlooStore>(
-        c10::make_intrusive<c10d::TCPStore>(rv.master_addr, options));
+    store_ = std::make_unique<c10d::ProcessGroupGloo::GlooStore>(trainer::connect_store(rv));
     for (int c = 0; c < count; ++c) {
       gloo::transport::tcp::attr attr;
       if (!rv.iface.empty())
