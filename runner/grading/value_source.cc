@@ -6,9 +6,11 @@
 #include <set>
 
 #include "common/sync_time.h"
+#include "common/wait_cost.h"
 #include "runner/grading/property.h"
 #include "runner/lab/answer_vocabulary.h"
 #include "runner/lab/seed_pick.h"
+#include "runner/report/wait_cost.h"
 
 namespace fabriclab::runner::grading {
 
@@ -34,6 +36,63 @@ const json* find_event(const Recording& rec, const std::string& scenario, const 
     return &e;
   }
   return nullptr;
+}
+
+// The fields of a recorded result that its cost is computed from.
+report::ScenarioResult recorded_pace(const RecordedScenario& scenario) {
+  const json& r = scenario.result;
+  if (!r.is_object()) throw DeriveError("your recording's scenario '" + scenario.name + "' has no result");
+  const auto number = [&](const char* key) -> std::optional<double> {
+    const json value = r.value(key, json());
+    if (value.is_null()) return std::nullopt;
+    if (!value.is_number()) {
+      throw DeriveError("your recording's scenario '" + scenario.name + "' has a result." + key +
+                        " that is not a number");
+    }
+    return value.get<double>();
+  };
+  report::ScenarioResult result;
+  result.wall_s = number("wall_s").value_or(0);
+  result.slowdown = number("slowdown");
+  result.median_step_ms = number("median_step_ms").value_or(0);
+  result.longest_step_ms = number("longest_step_ms");
+  result.steps_completed =
+      static_cast<int>(number("steps_completed").value_or(static_cast<double>(scenario.steps_completed)));
+  return result;
+}
+
+// A `cost` path: what the scenario's slowdown against its baseline costs
+// (runner/report/wait_cost.h), in dollars when the path names a cluster.
+Value cost_value(const RecordingPath& path, const Recording& rec, const RecordedScenario& scenario) {
+  const std::string baseline_name = scenario.baseline.value_or("clean");
+  const RecordedScenario* baseline = rec.scenario(baseline_name);
+  if (baseline_name.empty() || !baseline) {
+    throw DeriveError("your recording's scenario '" + scenario.name +
+                      "' has no baseline to measure its cost against");
+  }
+  const auto cost = report::wait_cost(recorded_pace(scenario), recorded_pace(*baseline));
+  if (!cost) {
+    throw DeriveError("your recording's scenario '" + scenario.name +
+                      "' has no slowdown to price (did it and " + baseline_name + " complete?)");
+  }
+  Value v;
+  v.type = Value::Type::kNumber;
+  if (path.field == "extra_ms") v.number = cost->extra_ms;
+  if (path.field == "steps_per_hour") v.number = cost->steps_per_hour;
+  if (path.field == "idle_s_per_gpu_hour") v.number = cost->idle_s_per_gpu_hour;
+  if (path.field == "idle_usd_per_hour") {
+    v.number = idle_usd_per_hour(cost->idle_s_per_gpu_hour, path.gpus, path.usd_per_gpu_hour);
+  }
+  if (path.field == "stall_ms" || path.field == "stall_usd") {
+    if (!cost->stall_ms) {
+      throw DeriveError("your recording's scenario '" + scenario.name +
+                        "' has no longest step (fewer than two steps?)");
+    }
+    v.number = path.field == "stall_ms"
+                   ? *cost->stall_ms
+                   : stall_usd(*cost->stall_ms / 1000, path.gpus, path.usd_per_gpu_hour);
+  }
+  return v;
 }
 
 }  // namespace
@@ -80,6 +139,7 @@ Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
     v.number = sync_seconds(path.params, per_param.get<double>(), path.dtype, path.gbps, path.nics);
     return v;
   }
+  if (path.what == "cost") return cost_value(path, rec, *scenario);
   const json* event = find_event(rec, name, path.what, path.step);
   if (!event) {
     throw DeriveError(

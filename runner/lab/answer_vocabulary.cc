@@ -62,6 +62,9 @@ RecordingPath parse_recording_path(const std::string& text) {
   static const std::regex kEvent(R"((start|final|result)\.([a-z0-9_]+))");
   static const std::regex kSync(
       R"(sync_s@params=([0-9.]+(?:e[0-9]+)?),dtype=(fp32|bf16),gbps=([0-9.]+),nics=([0-9]+))");
+  static const std::regex kCost(R"((idle_s_per_gpu_hour|extra_ms|steps_per_hour|stall_ms))");
+  static const std::regex kCostUsd(
+      R"((idle_usd_per_hour|stall_usd)@gpus=([0-9]+(?:\.[0-9]+)?),usd=([0-9]+(?:\.[0-9]+)?))");
   std::smatch m;
   RecordingPath path;
   if (std::regex_match(text, m, kOrdered)) {
@@ -92,6 +95,16 @@ RecordingPath parse_recording_path(const std::string& text) {
     path.nics = std::stoi(m[4]);
     if (path.params <= 0 || path.gbps <= 0 || path.nics <= 0)
       throw std::invalid_argument("sync_s@...: params, gbps and nics must be above 0");
+  } else if (std::regex_match(rest, m, kCost)) {
+    path.what = "cost";
+    path.field = m[1];
+  } else if (std::regex_match(rest, m, kCostUsd)) {
+    path.what = "cost";
+    path.field = m[1];
+    path.gpus = std::stod(m[2]);
+    path.usd_per_gpu_hour = std::stod(m[3]);
+    if (path.gpus <= 0 || path.usd_per_gpu_hour <= 0)
+      throw std::invalid_argument(path.field + "@...: gpus and usd must be above 0");
   } else if (std::regex_match(rest, m, kEvent)) {
     path.what = m[1];
     path.field = m[2];
@@ -109,7 +122,9 @@ RecordingPath parse_recording_path(const std::string& text) {
         "scenario.NAME.steps_completed, [scenario.NAME.]eval.FIELD@step=N, "
         "[scenario.NAME.]start.FIELD, [scenario.NAME.]final.FIELD, "
         "scenarios.ordered_by.result.FIELD, "
-        "[scenario.NAME.]sync_s@params=P,dtype=fp32|bf16,gbps=G,nics=K)");
+        "[scenario.NAME.]sync_s@params=P,dtype=fp32|bf16,gbps=G,nics=K, "
+        "[scenario.NAME.]idle_s_per_gpu_hour|extra_ms|steps_per_hour|stall_ms, "
+        "[scenario.NAME.]idle_usd_per_hour|stall_usd@gpus=N,usd=P)");
   }
   return path;
 }
@@ -130,7 +145,8 @@ ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scena
   const RecordingPath path = parse_recording_path(text);
   if (path.what == "ordered_by") return scenarios;
   ScenarioNames out = {path_scenario(path, scenarios)};
-  if (path.what == "result" && (path.field == "slowdown" || path.field == "busbw_ratio")) {
+  if ((path.what == "result" && (path.field == "slowdown" || path.field == "busbw_ratio")) ||
+      path.what == "cost") {
     const std::string base = has_scenario(scenarios, "clean") ? "clean"
                              : scenarios.empty()              ? ""
                                                               : scenarios.front();

@@ -18,6 +18,15 @@
 //                                     model takes over K NICs of G Gb/s at the
 //                                     scenario's measured wire bytes per
 //                                     parameter (common/sync_time.h)
+//     [scenario.NAME.]idle_s_per_gpu_hour | extra_ms | steps_per_hour | stall_ms
+//                                     number: what the scenario's slowdown
+//                                     against its baseline costs
+//                                     (runner/report/wait_cost.h)
+//     [scenario.NAME.]idle_usd_per_hour@gpus=N,usd=P
+//     [scenario.NAME.]stall_usd@gpus=N,usd=P
+//                                     number: those idle seconds, or its worst
+//                                     stall, in dollars on N GPUs at $P per
+//                                     GPU-hour (common/wait_cost.h)
 //   (without "scenario.NAME." the lab's first scenario is meant)
 //   lab values (from = "lab")
 //     params | grad_bytes | grad_bytes_bf16 | ring_bytes_per_rank   numbers
@@ -53,7 +62,7 @@ using ScenarioNames = std::vector<std::string>;
 // A recording path taken apart.
 struct RecordingPath {
   std::string scenario;  // empty: the lab's first scenario
-  std::string what;      // result | status | steps_completed | eval | start | final | ordered_by | sync_s
+  std::string what;  // result | status | steps_completed | eval | start | final | ordered_by | sync_s | cost
   std::string field;
   long step = 0;
   // sync_s: the model, its number format and the links it is moved over.
@@ -61,6 +70,9 @@ struct RecordingPath {
   std::string dtype;
   double gbps = 0;
   int nics = 0;
+  // cost: the cluster and its price (0 for the fields that are not dollars).
+  double gpus = 0;
+  double usd_per_gpu_hour = 0;
 };
 enum class PathType { kNumber, kText, kList };
 
@@ -68,7 +80,7 @@ RecordingPath parse_recording_path(const std::string& text);
 PathType validate_recording_path(const std::string& text);
 // The scenario a parsed path reads: its own, else the lab's first.
 std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenarios);
-// The scenarios a recording path reads (a slowdown also reads the baseline:
+// The scenarios a recording path reads (a slowdown or a cost also reads the baseline:
 // "clean", else the first scenario; an ordering reads them all).
 ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scenarios);
 

@@ -9,7 +9,8 @@
 //   slowest rank's step_ms (every rank waits for it at the allreduce).
 //   median_step_ms is the median of those (mean of the two middle ones for an
 //   even count); p99_step_ms is the nearest-rank 99th percentile
-//   (the ceil(0.99 n)-th smallest).
+//   (the ceil(0.99 n)-th smallest); longest_step_ms is the longest after
+//   the first step (the first carries the warm-up).
 // - median_network_ms: the network's own time per step. For each step number,
 //   the smallest comm_ms over ranks: the rank that reached the allreduce last
 //   waited only for the network, the others also for it. Then the median over
@@ -60,6 +61,9 @@ struct ScenarioResult {
   std::optional<double> slowdown;  // wall_s / clean's wall_s
   double median_step_ms = 0;
   double p99_step_ms = 0;
+  // The longest of those after the first (which carries the warm-up): the
+  // worst stall; null with fewer than two steps.
+  std::optional<double> longest_step_ms;
   std::optional<double> median_network_ms;  // null in recordings from before it
   double comm_share = 0;
   std::optional<double> final_loss;

@@ -10,6 +10,9 @@
 //   per_rank     per scenario and rank: median compute and wait, share
 //                waiting, bytes sent per step, steps it was last at the
 //                barrier; the straggler, if any (lab 05)
+//   cost         per scenario: its slowdown as idle GPU-seconds per hour and
+//                dollars on 256 / 1,024 / 4,096 GPUs at $30 per GPU-hour,
+//                and its worst stall's dollars (lab 06)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

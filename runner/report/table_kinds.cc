@@ -1,6 +1,7 @@
 // The table of tables (table_kind.h). Add a table here.
 #include "runner/report/table_kind.h"
 
+#include "runner/report/cost_table.h"
 #include "runner/report/per_rank_table.h"
 #include "runner/report/scale_up_table.h"
 #include "runner/report/wire_bytes_table.h"
@@ -13,6 +14,7 @@ const TableKind kTables[] = {
     {"wire_bytes", format_wire_bytes_table},
     {"scale_up", format_scale_up_table},
     {"per_rank", format_per_rank_table},
+    {"cost", format_cost_table},
 };
 
 }  // namespace

@@ -26,7 +26,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
                "recording", "report", "rundir", "scenario", "topology", "workload"}},
       {"host", {"cleanup", "lab", "ledger", "process", "scenario", "topology"}},
       {"bench", {"lab", "ledger", "process", "topology", "workload"}},
-      {"grading", {"lab", "rundir"}},
+      {"grading", {"lab", "report", "rundir"}},
       {"report", {"process", "rundir"}},
       {"scenario", {"cleanup", "lab", "ledger", "link", "process", "recording", "report", "rundir",
                     "topology", "workload"}},

@@ -220,6 +220,64 @@ value = "scenario.clean.sync_s@params=175e9,dtype=fp32,gbps=400,nics=1"
   EXPECT_NE(g.reason.find("has no result.wire_bytes_per_param"), std::string::npos) << g.reason;
 }
 
+TEST_F(GraderTest, CostValuesPriceTheRecordedSlowdown) {
+  lab_ = load_lab(testing::write_lab02_with(dir_.path() + "/labs", R"(
+[[exercise]]
+id = "idle"
+prompt = "Idle seconds of each GPU-hour in the loss scenario?"
+hints = ["the cost table"]
+kind = "number"
+tolerance = "2%"
+from = "recording"
+value = "scenario.loss.idle_s_per_gpu_hour"
+
+[[exercise]]
+id = "dollars"
+prompt = "Its dollars per hour on 1,024 GPUs at $30?"
+hints = ["the cost table"]
+kind = "number"
+tolerance = "2%"
+from = "recording"
+value = "scenario.loss.idle_usd_per_hour@gpus=1024,usd=30"
+
+[[exercise]]
+id = "stall-usd"
+prompt = "Its worst stall on 1,024 GPUs at $30?"
+hints = ["the cost table"]
+kind = "number"
+tolerance = "2%"
+from = "recording"
+value = "scenario.loss.stall_usd@gpus=1024,usd=30"
+)"));
+  run_.build();
+  // The fixture's wall times (the consistency check holds them to the
+  // metrics), 10 steps each, loss's longest step 3 s and clean's median 1 s.
+  nlohmann::json& clean = run_.scenario("clean")["result"];
+  nlohmann::json& loss = run_.scenario("loss")["result"];
+  clean.update({{"median_step_ms", 1000.0}, {"steps_completed", 10}});
+  loss.update({{"longest_step_ms", 3000.0}, {"steps_completed", 10}});
+  const double clean_step_s = clean["wall_s"].get<double>() / 10;
+  const double loss_step_s = loss["wall_s"].get<double>() / 10;
+  ASSERT_GT(loss_step_s, clean_step_s);
+  const double idle_s = (loss_step_s - clean_step_s) * (3600 / loss_step_s);
+  const double dollars = idle_s / 3600 * 1024 * 30;
+  const double stall = (3.0 - 1.0) * 1024 * 30 / 3600;  // $17.07
+  const std::string right = "idle = " + std::to_string(idle_s) + "\ndollars = " +
+                            std::to_string(dollars) + "\nstall-usd = " + std::to_string(stall) + "\n";
+  const GradeReport report = grade_with(correct_answers_02() + right);
+  for (const char* id : {"idle", "dollars", "stall-usd"})
+    EXPECT_TRUE(find(report, id).passed) << id << ": " << find(report, id).reason;
+  const std::string wrong = "idle = " + std::to_string(idle_s / 2) + "\ndollars = " +
+                            std::to_string(dollars * 4) + "\nstall-usd = 85.33\n";
+  const GradeReport wrong_report = grade_with(correct_answers_02() + wrong);
+  for (const char* id : {"idle", "dollars", "stall-usd"}) EXPECT_FALSE(find(wrong_report, id).passed) << id;
+
+  run_.scenario("loss")["result"]["slowdown"] = nullptr;  // it stalled
+  const ExerciseGrade& g = find(grade_with(correct_answers_02() + right), "dollars");
+  EXPECT_FALSE(g.passed);
+  EXPECT_NE(g.reason.find("has no slowdown to price"), std::string::npos) << g.reason;
+}
+
 TEST(SeedPick, IsStableAndInRange) {
   // Fixed values: the runner and the grader must agree forever.
   EXPECT_EQ(seed_pick(0, "slow_rank", 1), 0u);
