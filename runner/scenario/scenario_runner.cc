@@ -63,6 +63,11 @@ struct RankState {
   double last_step_ms = 0;
   double last_busbw = -1;  // GB/s of the last size; -1: not an allreduce sweep
   int64_t planned_steps = 0;
+  // Its steps after the first (the first carries the warm-up): time in
+  // them, and time of it blocked in the allreduce -- the share the per-rank
+  // table reports after the run, live.
+  double stepped_ms = 0;
+  double waited_ms = 0;
 };
 
 uint64_t drops_of(const std::vector<std::unique_ptr<AppliedLinkSetting>>& settings) {
@@ -321,6 +326,10 @@ class ScenarioRun {
           st.last_loss = event.value("loss", 0.0);
           st.last_step_ms = event.value("step_ms", 0.0);
           st.last_busbw = event.value("busbw", -1.0);
+          if (st.last_step > 1) {
+            st.stepped_ms += st.last_step_ms;
+            st.waited_ms += event.value("comm_ms", 0.0);
+          }
         } else if (kind == "start") {
           st.planned_steps = event.value("steps", int64_t{0});
         }
@@ -363,10 +372,23 @@ class ScenarioRun {
                                    ? fmt::format("busbw {:.4f} GB/s", r0.last_busbw)
                                    : fmt::format("loss {:.3f}", r0.last_loss);
     c_.console->status_line(fmt::format(
-        "  {:<10} step {:>4}/{:<4} {}  step {:>7.1f} ms  {:>5.1f} s  ETA {:>5}  "
-        "retx {}  drops {}  link {}",
+        "  {:<10} step {:>4}/{:<4} {}  {:>6.0f} ms/step  {:>5.1f} s  ETA {:>5}  "
+        "retx {}  drops {}  link {}{}",
         s_.name, done, total, figure, r0.last_step_ms, elapsed_s, eta, last_.retransmits,
-        last_.drops, human_bytes(static_cast<double>(last_.link_bytes()))));
+        last_.drops, human_bytes(static_cast<double>(last_.link_bytes())), waits()));
+  }
+
+  // "  waiting r0 64% r1 3% ...": each rank's share of its steps spent in
+  // the allreduce, for jobs of 3 ranks or more (with two, both wait alike);
+  // the straggler is the rank that barely waits.
+  std::string waits() const {
+    if (states_.size() < 3) return "";
+    std::string out = "  waiting";
+    for (const RankState& st : states_) {
+      if (st.stepped_ms <= 0) return "";
+      out += fmt::format(" r{} {:.0f}%", st.rank, st.waited_ms / st.stepped_ms * 100);
+    }
+    return out;
   }
 
   void stop_ranks() {
