@@ -183,6 +183,13 @@ Value derive(const Exercise& ex, const LabDefinition& lab, const Recording& rec)
         if (ex.value == "ring_bytes_per_rank") {
           v.number = std::round(2.0 * (lab.ranks - 1) / lab.ranks * params * 4);
         }
+        if (const auto what_if = parse_what_if_cost(ex.value)) {
+          v.number = what_if->what == "stall_usd"
+                         ? stall_usd(what_if->stall_s, what_if->gpus, what_if->usd_per_gpu_hour)
+                         : idle_usd_per_hour(idle_seconds_per_gpu_hour(what_if->extra_ms / 1000,
+                                                                       what_if->steps_per_hour),
+                                             what_if->gpus, what_if->usd_per_gpu_hour);
+        }
       } else if (ex.kind == Kind::kOrdering) {
         v.type = Value::Type::kList;
         v.list = ex.answer_order;

@@ -13,7 +13,7 @@ const std::set<std::string> kResultFields = {
     "wall_s",     "slowdown", "median_step_ms", "p99_step_ms", "median_network_ms", "comm_share",
     "final_loss", "accuracy", "retransmits",    "drops",       "link_bytes",
     "tx_bytes_per_step", "ring_bytes", "wire_overhead", "wire_bytes_per_param",
-    "straggler", "slow_link", "others_wait_share",
+    "straggler", "slow_link", "others_wait_share", "longest_step_ms",
     // allreduce scenarios (runner/report/scenario_summary.h)
     "busbw_gb_per_s", "avg_busbw_gb_per_s", "busbw_ratio", "wrong", "largest_size"};
 const std::set<std::string> kEvalFields = {"accuracy", "test_loss", "eval_ms"};
@@ -161,6 +161,33 @@ const std::set<std::string>& lab_value_names() {
   return names;
 }
 
+std::optional<WhatIfCost> parse_what_if_cost(const std::string& text) {
+  static const std::string kNumber = R"(([0-9]+(?:\.[0-9]+)?))";
+  static const std::regex kIdle("idle_usd_per_hour@extra_ms=" + kNumber + ",steps_per_hour=" +
+                                kNumber + ",gpus=" + kNumber + ",usd=" + kNumber);
+  static const std::regex kStall("stall_usd@stall_s=" + kNumber + ",gpus=" + kNumber + ",usd=" +
+                                 kNumber);
+  std::smatch m;
+  WhatIfCost cost;
+  if (std::regex_match(text, m, kIdle)) {
+    cost.what = "idle_usd_per_hour";
+    cost.extra_ms = std::stod(m[1]);
+    cost.steps_per_hour = std::stod(m[2]);
+    cost.gpus = std::stod(m[3]);
+    cost.usd_per_gpu_hour = std::stod(m[4]);
+  } else if (std::regex_match(text, m, kStall)) {
+    cost.what = "stall_usd";
+    cost.stall_s = std::stod(m[1]);
+    cost.gpus = std::stod(m[2]);
+    cost.usd_per_gpu_hour = std::stod(m[3]);
+  } else {
+    return std::nullopt;
+  }
+  if (cost.gpus <= 0 || cost.usd_per_gpu_hour <= 0)
+    throw std::invalid_argument(cost.what + "@...: gpus and usd must be above 0");
+  return cost;
+}
+
 void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
   if (ex.kind == Kind::kProperty) return;
   switch (*ex.from) {
@@ -192,9 +219,11 @@ void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
     }
     case Source::kLab:
       if (ex.kind == Kind::kNumber) {
-        if (!lab_value_names().count(ex.value)) {
-          throw std::invalid_argument("lab value '" + ex.value + "': expected one of " +
-                                      join(lab_value_names()));
+        if (!lab_value_names().count(ex.value) && !parse_what_if_cost(ex.value)) {
+          throw std::invalid_argument(
+              "lab value '" + ex.value + "': expected one of " + join(lab_value_names()) +
+              ", idle_usd_per_hour@extra_ms=E,steps_per_hour=S,gpus=N,usd=P, "
+              "stall_usd@stall_s=T,gpus=N,usd=P");
         }
       } else if (ex.kind == Kind::kOrdering ? ex.answer_order.empty() : ex.answer.empty()) {
         throw std::invalid_argument("from = \"lab\" needs key 'answer' (the literal answer)");

@@ -30,6 +30,10 @@
 //   (without "scenario.NAME." the lab's first scenario is meant)
 //   lab values (from = "lab")
 //     params | grad_bytes | grad_bytes_bf16 | ring_bytes_per_rank   numbers
+//     idle_usd_per_hour@extra_ms=E,steps_per_hour=S,gpus=N,usd=P
+//     stall_usd@stall_s=T,gpus=N,usd=P
+//                                     numbers: a what-if priced by
+//                                     common/wait_cost.h (the curriculum's RCA)
 //     (empty value with `answer` = a literal choice key, rank or ordering)
 //   seed labels (from = "seed")
 //     LABEL                           rank "rN" = seed_pick(seed, LABEL, ranks) (seed_pick.h)
@@ -48,6 +52,7 @@
 // names in lab order. Pure functions.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -86,6 +91,19 @@ ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scena
 
 // The words of from = "lab" numbers.
 const std::set<std::string>& lab_value_names();
+
+// A from = "lab" what-if cost taken apart (fields not in its form stay 0).
+struct WhatIfCost {
+  std::string what;  // idle_usd_per_hour | stall_usd
+  double extra_ms = 0;
+  double steps_per_hour = 0;
+  double stall_s = 0;
+  double gpus = 0;
+  double usd_per_gpu_hour = 0;
+};
+// nullopt when `text` is not a what-if; throws std::invalid_argument when it
+// is one with a value out of range.
+std::optional<WhatIfCost> parse_what_if_cost(const std::string& text);
 
 // An exercise's derivation against its kind; recording paths must name
 // scenarios the lab has.
