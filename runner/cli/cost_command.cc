@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/fmt/fmt.h>
+#include <nlohmann/json.hpp>
 
 #include "common/input_error.h"
 #include "common/wait_cost.h"
@@ -39,23 +39,29 @@ struct CostOptions {
 
 void validate(const CostOptions& o) {
   for (double gpus : o.settings.gpus) {
-    if (gpus <= 0) throw InputError("--gpus: expected counts above 0, got " + fmt::format("{}", gpus));
+    if (gpus <= 0)
+      throw InputError("--gpus: expected counts above 0, got " + fmt::format("{}", gpus));
   }
-  if (o.settings.usd_per_gpu_hour <= 0) throw InputError("--usd-per-gpu-hour: expected a price above 0");
+  if (o.settings.usd_per_gpu_hour <= 0)
+    throw InputError("--usd-per-gpu-hour: expected a price above 0");
   const bool what_if = o.extra_ms || o.steps_per_hour || o.stall_s;
   if (what_if && !o.run.empty()) {
-    throw InputError("give a run to price, or --extra-ms/--steps-per-hour/--stall-s for a what-if, "
-                     "not both");
+    throw InputError(
+        "give a run to price, or --extra-ms/--steps-per-hour/--stall-s for a what-if, "
+        "not both");
   }
   if (!what_if && o.run.empty()) {
-    throw InputError("nothing to price: give a run directory or a lab number (fabriclab cost 06), "
-                     "or a what-if (--extra-ms 28 --steps-per-hour 8000)");
+    throw InputError(
+        "nothing to price: give a run directory or a lab number (fabriclab cost 06), "
+        "or a what-if (--extra-ms 28 --steps-per-hour 8000)");
   }
   if (o.extra_ms.has_value() != o.steps_per_hour.has_value()) {
-    throw InputError("--extra-ms and --steps-per-hour go together: idle s per GPU-hour = extra x "
-                     "steps per hour");
+    throw InputError(
+        "--extra-ms and --steps-per-hour go together: idle s per GPU-hour = extra x "
+        "steps per hour");
   }
-  if (o.steps_per_hour && *o.steps_per_hour <= 0) throw InputError("--steps-per-hour: expected above 0");
+  if (o.steps_per_hour && *o.steps_per_hour <= 0)
+    throw InputError("--steps-per-hour: expected above 0");
   if (o.stall_s && *o.stall_s < 0) throw InputError("--stall-s: expected 0 or more");
 }
 
@@ -121,21 +127,24 @@ void price_what_if(const CostOptions& o) {
   double idle_s = 0;
   if (o.extra_ms) {
     idle_s = idle_seconds_per_gpu_hour(*o.extra_ms / 1000, *o.steps_per_hour);
-    text += fmt::format("\n{:g} ms extra per step x {} steps per hour = {} s idle in each GPU-hour "
-                        "({:.1f}%)\n",
-                        *o.extra_ms, report::format_count(*o.steps_per_hour),
-                        report::format_count(idle_s), idle_s / kSecondsPerHour * 100);
+    text += fmt::format(
+        "\n{:g} ms extra per step x {} steps per hour = {} s idle in each GPU-hour "
+        "({:.1f}%)\n",
+        *o.extra_ms, report::format_count(*o.steps_per_hour), report::format_count(idle_s),
+        idle_s / kSecondsPerHour * 100);
     for (double gpus : settings.gpus) {
-      text += fmt::format("  on {} GPUs: {} per hour\n", report::format_count(gpus),
-                          report::format_usd(idle_usd_per_hour(idle_s, gpus, settings.usd_per_gpu_hour)));
+      text += fmt::format(
+          "  on {} GPUs: {} per hour\n", report::format_count(gpus),
+          report::format_usd(idle_usd_per_hour(idle_s, gpus, settings.usd_per_gpu_hour)));
     }
     out["idle_s_per_gpu_hour"] = idle_s;
   }
   if (o.stall_s) {
     text += fmt::format("\nA {:g} s stall of the whole cluster:\n", *o.stall_s);
     for (double gpus : settings.gpus) {
-      text += fmt::format("  on {} GPUs: {}\n", report::format_count(gpus),
-                          report::format_usd(stall_usd(*o.stall_s, gpus, settings.usd_per_gpu_hour)));
+      text +=
+          fmt::format("  on {} GPUs: {}\n", report::format_count(gpus),
+                      report::format_usd(stall_usd(*o.stall_s, gpus, settings.usd_per_gpu_hour)));
     }
   }
   const json priced = priced_json(idle_s, o.stall_s, settings);
@@ -174,8 +183,9 @@ void price_run(const CostOptions& o) {
     scenarios.push_back(row);
   }
   if (scenarios.empty()) {
-    throw InputError(dir + ": no scenario has a slowdown to price (a slowdown needs the scenario "
-                           "and its baseline, usually clean, to complete)");
+    throw InputError(dir +
+                     ": no scenario has a slowdown to price (a slowdown needs the scenario "
+                     "and its baseline, usually clean, to complete)");
   }
   if (o.json) {
     json out = {{"run", dir},
@@ -203,11 +213,13 @@ void add_cost_command(CLI::App& app) {
   command->add_option("--gpus", o->settings.gpus, "Cluster sizes, e.g. --gpus 256,1024,4096")
       ->delimiter(',')
       ->capture_default_str();
-  command->add_option("--usd-per-gpu-hour", o->settings.usd_per_gpu_hour,
-                      "Price of one GPU for an hour, dollars")
+  command
+      ->add_option("--usd-per-gpu-hour", o->settings.usd_per_gpu_hour,
+                   "Price of one GPU for an hour, dollars")
       ->capture_default_str();
   command->add_option("--extra-ms", o->extra_ms, "What-if: milliseconds lost per step");
-  command->add_option("--steps-per-hour", o->steps_per_hour, "What-if: steps the job makes per hour");
+  command->add_option("--steps-per-hour", o->steps_per_hour,
+                      "What-if: steps the job makes per hour");
   command->add_option("--stall-s", o->stall_s, "What-if: one stall of the whole cluster, seconds");
   command->add_option("--runs", o->runs_dir, "Folder holding run directories (default: runs)");
   command->add_flag("--json", o->json, "Print the figures as one JSON object");

@@ -41,7 +41,8 @@ const json* find_event(const Recording& rec, const std::string& scenario, const 
 // The fields of a recorded result that its cost is computed from.
 report::ScenarioResult recorded_pace(const RecordedScenario& scenario) {
   const json& r = scenario.result;
-  if (!r.is_object()) throw DeriveError("your recording's scenario '" + scenario.name + "' has no result");
+  if (!r.is_object())
+    throw DeriveError("your recording's scenario '" + scenario.name + "' has no result");
   const auto number = [&](const char* key) -> std::optional<double> {
     const json value = r.value(key, json());
     if (value.is_null()) return std::nullopt;
@@ -56,14 +57,15 @@ report::ScenarioResult recorded_pace(const RecordedScenario& scenario) {
   result.slowdown = number("slowdown");
   result.median_step_ms = number("median_step_ms").value_or(0);
   result.longest_step_ms = number("longest_step_ms");
-  result.steps_completed =
-      static_cast<int>(number("steps_completed").value_or(static_cast<double>(scenario.steps_completed)));
+  result.steps_completed = static_cast<int>(
+      number("steps_completed").value_or(static_cast<double>(scenario.steps_completed)));
   return result;
 }
 
 // A `cost` path: what the scenario's slowdown against its baseline costs
 // (runner/report/wait_cost.h), in dollars when the path names a cluster.
-Value cost_value(const RecordingPath& path, const Recording& rec, const RecordedScenario& scenario) {
+Value cost_value(const RecordingPath& path, const Recording& rec,
+                 const RecordedScenario& scenario) {
   const std::string baseline_name = scenario.baseline.value_or("clean");
   const RecordedScenario* baseline = rec.scenario(baseline_name);
   if (baseline_name.empty() || !baseline) {
@@ -97,7 +99,8 @@ Value cost_value(const RecordingPath& path, const Recording& rec, const Recorded
 
 }  // namespace
 
-Value evaluate_recording_path(const std::string& text, const LabDefinition& lab, const Recording& rec) {
+Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
+                              const Recording& rec) {
   const RecordingPath path = parse_recording_path(text);
   Value v;
   if (path.what == "ordered_by") {

@@ -48,16 +48,16 @@ std::string name_column(const std::vector<Priced>& rows) {
 
 std::string idle_time_table(const std::vector<Priced>& rows) {
   const size_t w = std::stoul(name_column(rows));
-  std::string out = fmt::format("{:<{}}  {:>7}  {:>9}  {:>9}  {:>8}  {:>9}  {:>19}\n", "scenario", w,
-                                "x clean", "ms/step", "clean's", "extra", "steps/h",
-                                "idle s per GPU-hour");
+  std::string out =
+      fmt::format("{:<{}}  {:>7}  {:>9}  {:>9}  {:>8}  {:>9}  {:>19}\n", "scenario", w, "x clean",
+                  "ms/step", "clean's", "extra", "steps/h", "idle s per GPU-hour");
   for (const Priced& row : rows) {
     const WaitCost& c = row.cost;
-    out += fmt::format("{:<{}}  {:>7.2f}  {:>9.0f}  {:>9.0f}  {:>+8.0f}  {:>9}  {:>12} ({:>3.0f}%)\n",
-                       row.summary->name, w, *row.summary->result.slowdown, c.step_s * 1000,
-                       c.baseline_step_s * 1000, c.extra_ms, format_count(c.steps_per_hour),
-                       format_count(c.idle_s_per_gpu_hour),
-                       c.idle_s_per_gpu_hour / kSecondsPerHour * 100);
+    out += fmt::format(
+        "{:<{}}  {:>7.2f}  {:>9.0f}  {:>9.0f}  {:>+8.0f}  {:>9}  {:>12} ({:>3.0f}%)\n",
+        row.summary->name, w, *row.summary->result.slowdown, c.step_s * 1000,
+        c.baseline_step_s * 1000, c.extra_ms, format_count(c.steps_per_hour),
+        format_count(c.idle_s_per_gpu_hour), c.idle_s_per_gpu_hour / kSecondsPerHour * 100);
   }
   return out;
 }
@@ -70,8 +70,9 @@ std::string dollars_table(const std::vector<Priced>& rows, const CostSettings& s
   for (const Priced& row : rows) {
     out += fmt::format("{:<{}}", row.summary->name, w + 2);
     for (double gpus : settings.gpus) {
-      out += fmt::format("  {:>12}", format_usd(idle_usd_per_hour(row.cost.idle_s_per_gpu_hour,
-                                                                   gpus, settings.usd_per_gpu_hour)));
+      out +=
+          fmt::format("  {:>12}", format_usd(idle_usd_per_hour(row.cost.idle_s_per_gpu_hour, gpus,
+                                                               settings.usd_per_gpu_hour)));
     }
     out += "\n";
   }

@@ -61,7 +61,8 @@ TEST(CostCommand, PricesARecordingAsItsRunJsonSays) {
       EXPECT_NEAR(priced["idle_usd_per_hour"]["256"].get<double>(), idle_s / 3600 * 256 * 30, 1e-6);
       if (r.contains("longest_step_ms") && !r["longest_step_ms"].is_null()) {
         const double stall_s = std::max(0.0, r["longest_step_ms"].get<double>() -
-                                                 base["median_step_ms"].get<double>()) / 1000;
+                                                 base["median_step_ms"].get<double>()) /
+                               1000;
         EXPECT_NEAR(priced["stall_usd"]["1024"].get<double>(), stall_s * 1024 * 30 / 3600, 1e-6);
       } else {
         EXPECT_GE(priced["stall_ms"].get<double>(), 0);
@@ -103,8 +104,8 @@ TEST(CostCommand, BadInputExitsTwoSayingWhatWasExpected) {
   }
   const auto recordings = reference_recordings();
   if (recordings.empty()) return;
-  const auto unknown = run_command({FABRICLAB_BINARY, "cost", recordings[0].string(), "--scenario",
-                                    "no-such"});
+  const auto unknown =
+      run_command({FABRICLAB_BINARY, "cost", recordings[0].string(), "--scenario", "no-such"});
   EXPECT_EQ(unknown.status.code, 2);
   EXPECT_NE(unknown.output.find("the run has no scenario 'no-such'"), std::string::npos)
       << unknown.output;
