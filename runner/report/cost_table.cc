@@ -124,7 +124,7 @@ std::string format_cost_table(const std::vector<ScenarioSummary>& summaries,
       "{}\n{}\n{}\n"
       "extra: ms per step above the baseline's (wall time / steps, stalls included); idle s per\n"
       "GPU-hour = extra x steps/h. Worst stall: the longest step after the first minus the\n"
-      "baseline's median step, priced as that many seconds of the whole cluster.\n",
+      "baseline's longest (both carry warm-up), priced as that many seconds of the whole cluster.\n",
       settings.usd_per_gpu_hour, format_cluster_cost(settings), idle_time_table(rows),
       dollars_table(rows, settings));
 }

@@ -18,8 +18,8 @@ std::optional<WaitCost> wait_cost(const ScenarioResult& scenario, const Scenario
   cost.steps_per_hour = kSecondsPerHour / cost.step_s;
   cost.idle_s_per_gpu_hour =
       idle_seconds_per_gpu_hour(std::max(0.0, cost.extra_ms / 1000), cost.steps_per_hour);
-  if (scenario.longest_step_ms)
-    cost.stall_ms = std::max(0.0, *scenario.longest_step_ms - baseline.median_step_ms);
+  if (scenario.longest_step_ms && baseline.longest_step_ms)
+    cost.stall_ms = std::max(0.0, *scenario.longest_step_ms - *baseline.longest_step_ms);
   return cost;
 }
 

@@ -11,7 +11,11 @@
 //                    each GPU-hour every GPU spent waiting -- the
 //                    curriculum's RCA arithmetic (28 ms x 8,000 = 224 s)
 //   stall_ms         the scenario's longest step after the first minus the
-//                    baseline's median step (never below 0): its worst stall
+//                    baseline's longest step after the first (never below
+//                    0): what its worst step added. Like for like: the first
+//                    steps of every scenario carry warm-up (the second one
+//                    too: ~2x a normal step here), so a worst step measured
+//                    against a typical one would price the warm-up
 //
 // Only for a scenario with a slowdown (it and its baseline completed), so
 // both paces are whole runs. Pure functions.

@@ -56,7 +56,7 @@ TEST(WaitCost, PricesTheExtraTimePerStepAgainstTheBaseline) {
   EXPECT_NEAR(cost->steps_per_hour, 3600 / step_s, 1e-6);
   EXPECT_NEAR(cost->idle_s_per_gpu_hour, (step_s - 0.2) * 3600 / step_s, 1e-6);
   ASSERT_TRUE(cost->stall_ms);
-  EXPECT_DOUBLE_EQ(*cost->stall_ms, 1200 - 200);  // longest step - clean's median
+  EXPECT_DOUBLE_EQ(*cost->stall_ms, 1200 - 200);  // longest step - clean's longest
 
   // The baseline has no cost of its own; a scenario faster than it idles 0 s.
   EXPECT_FALSE(wait_cost(run[0], run));
