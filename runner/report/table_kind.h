@@ -10,6 +10,8 @@
 //   per_rank     per scenario and rank: median compute and wait, share
 //                waiting, bytes sent per step, steps it was last at the
 //                barrier; the straggler, if any (lab 05)
+//   sweep        per [[sweep]] point: the job's slowdown beside one TCP flow's
+//                goodput and resent share on the same link (lab 07)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

@@ -3,6 +3,7 @@
 
 #include "runner/report/per_rank_table.h"
 #include "runner/report/scale_up_table.h"
+#include "runner/report/sweep_table.h"
 #include "runner/report/wire_bytes_table.h"
 
 namespace fabriclab::runner::report {
@@ -13,6 +14,7 @@ const TableKind kTables[] = {
     {"wire_bytes", format_wire_bytes_table},
     {"scale_up", format_scale_up_table},
     {"per_rank", format_per_rank_table},
+    {"sweep", format_sweep_table},
 };
 
 }  // namespace
