@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "common/sweep_crossing.h"
 #include "common/sync_time.h"
 #include "runner/grading/property.h"
 #include "runner/lab/answer_vocabulary.h"
@@ -36,6 +37,26 @@ const json* find_event(const Recording& rec, const std::string& scenario, const 
   return nullptr;
 }
 
+// The sweep's points from the lab (sweep.h: each carries its value), their
+// FIELD from the recording; points without it (a stalled point's slowdown)
+// are left out, never guessed.
+Value sweep_crossing(const RecordingPath& path, const LabDefinition& lab, const Recording& rec) {
+  std::vector<std::pair<double, double>> points;
+  for (const ScenarioDefinition& s : lab.scenarios) {
+    if (s.sweep != path.sweep) continue;
+    const RecordedScenario* scenario = rec.scenario(s.name);
+    if (!scenario) throw DeriveError("your recording has no scenario '" + s.name + "'");
+    const json field = scenario->result.is_object() ? scenario->result.value(path.field, json()) : json();
+    if (field.is_number()) points.emplace_back(s.sweep_value, field.get<double>());
+  }
+  Value v;  // null: the curve never reaches the level (answer "none")
+  if (const auto x = first_crossing(points, path.level)) {
+    v.type = Value::Type::kNumber;
+    v.number = *x;
+  }
+  return v;
+}
+
 }  // namespace
 
 Value evaluate_recording_path(const std::string& text, const LabDefinition& lab, const Recording& rec) {
@@ -53,6 +74,7 @@ Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
     for (const auto& row : rows) v.list.push_back(row.second);
     return v;
   }
+  if (path.what == "reaches") return sweep_crossing(path, lab, rec);
   const std::string name = path_scenario(path, lab.scenario_names());
   const RecordedScenario* scenario = rec.scenario(name);
   if (!scenario) throw DeriveError("your recording has no scenario '" + name + "'");

@@ -18,6 +18,11 @@
 //                                     model takes over K NICs of G Gb/s at the
 //                                     scenario's measured wire bytes per
 //                                     parameter (common/sync_time.h)
+//     sweep.NAME.result.FIELD@reaches=L   number or null: the swept value at
+//                                     which the sweep's points' FIELD first
+//                                     reaches L, linearly interpolated between
+//                                     the two points around it; null when no
+//                                     point reaches it (common/sweep_crossing.h)
 //   (without "scenario.NAME." the lab's first scenario is meant)
 //   lab values (from = "lab")
 //     params | grad_bytes | grad_bytes_bf16 | ring_bytes_per_rank   numbers
@@ -53,7 +58,7 @@ using ScenarioNames = std::vector<std::string>;
 // A recording path taken apart.
 struct RecordingPath {
   std::string scenario;  // empty: the lab's first scenario
-  std::string what;      // result | status | steps_completed | eval | start | final | ordered_by | sync_s
+  std::string what;      // result | status | steps_completed | eval | start | final | ordered_by | sync_s | reaches
   std::string field;
   long step = 0;
   // sync_s: the model, its number format and the links it is moved over.
@@ -61,6 +66,9 @@ struct RecordingPath {
   std::string dtype;
   double gbps = 0;
   int nics = 0;
+  // reaches: the sweep (its points are the scenarios named NAME-...) and the level.
+  std::string sweep;
+  double level = 0;
 };
 enum class PathType { kNumber, kText, kList };
 
@@ -71,6 +79,10 @@ std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenar
 // The scenarios a recording path reads (a slowdown also reads the baseline:
 // "clean", else the first scenario; an ordering reads them all).
 ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scenarios);
+
+// A sweep's points among `scenarios`: the names that start with "SWEEP-"
+// (runner/lab/sweep.h names them so), in lab order.
+ScenarioNames sweep_scenarios(const std::string& sweep, const ScenarioNames& scenarios);
 
 // The words of from = "lab" numbers.
 const std::set<std::string>& lab_value_names();
