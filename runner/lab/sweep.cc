@@ -35,15 +35,16 @@ class SweepReader {
 
   std::vector<double> values() const {
     const toml::array* array = t_["values"].as_array();
-    if (!array || array->empty()) fail("values", "expected a non-empty array of numbers, e.g. [0, 0.5, 1]");
+    if (!array || array->empty())
+      fail("values", "expected a non-empty array of numbers, e.g. [0, 0.5, 1]");
     std::vector<double> out;
     for (const auto& item : *array) {
       if (!item.is_number()) fail("values", "expected numbers");
       const double v = item.value<double>().value();
       if (v < 0) fail("values", "expected numbers >= 0, got " + sweep_value_text(v));
       if (!out.empty() && v <= out.back())
-        fail("values", "expected ascending, distinct values; " + sweep_value_text(v) +
-                           " follows " + sweep_value_text(out.back()));
+        fail("values", "expected ascending, distinct values; " + sweep_value_text(v) + " follows " +
+                           sweep_value_text(out.back()));
       out.push_back(v);
     }
     return out;
@@ -86,7 +87,8 @@ class SweepReader {
     const toml::node* node = t_.get("links");
     if (!node) return;
     const toml::array* array = node->as_array();
-    if (!array || array->empty()) fail("links", "expected an array like [\"r1\"] or [\"seed:lossy_rank\"]");
+    if (!array || array->empty())
+      fail("links", "expected an array like [\"r1\"] or [\"seed:lossy_rank\"]");
     for (const auto& item : *array) {
       if (!item.is_string()) fail("links", "expected strings like \"all\" or \"r1\"");
       try {
@@ -124,9 +126,9 @@ class SweepReader {
   const toml::table& t_;
 };
 
-const std::set<std::string> kSweepKeys = {"name",    "values",     "unit",        "condition",
-                                          "links",   "deadline_s", "stall_s",     "baseline",
-                                          "flow_probe_s"};
+const std::set<std::string> kSweepKeys = {"name",      "values",   "unit",
+                                          "condition", "links",    "deadline_s",
+                                          "stall_s",   "baseline", "flow_probe_s"};
 
 }  // namespace
 
@@ -178,11 +180,12 @@ std::vector<SweepPoint> expand_sweeps(const std::string& path, const toml::table
       point.value = v;
       toml::table& s = point.scenario;
       s.insert("name", sweep_scenario_name(name, v));
-      s.insert("condition", condition.empty() ? sweep_value_text(v) + unit
-                                              : SweepReader::fill(condition, v));
+      s.insert("condition",
+               condition.empty() ? sweep_value_text(v) + unit : SweepReader::fill(condition, v));
       for (const auto& [key, text] : templates) s.insert(key, SweepReader::fill(text, v));
       for (const char* key : {"links", "deadline_s", "stall_s", "flow_probe_s"})
-        if (const toml::node* copy = t.get(key)) copy->visit([&](const auto& n) { s.insert(key, n); });
+        if (const toml::node* copy = t.get(key))
+          copy->visit([&](const auto& n) { s.insert(key, n); });
       s.insert("baseline", baseline);
       points.push_back(std::move(point));
     }

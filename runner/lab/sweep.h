@@ -10,7 +10,8 @@
 //   values = [0, 0.1, 0.5, 1, 2, 5]  # ascending, distinct, >= 0
 //   impair = "loss {}%"              # any per-link setting; {} = the value
 //   links = ["seed:lossy_rank"]
-//   baseline = 0                     # the point the others' slowdowns are against (default: the first)
+//   baseline = 0                     # the point the others' slowdowns are against (default: the
+//   first)
 //
 // Errors are InputError "path:line: key 'x': ..." at the sweep's own lines
 // (exit 2), found before anything runs: every value is put into the
@@ -28,7 +29,7 @@ namespace fabriclab::runner {
 // the lab reader, and where it came from.
 struct SweepPoint {
   toml::table scenario;
-  std::string sweep;   // the sweep's name
+  std::string sweep;  // the sweep's name
   double value = 0;
 };
 

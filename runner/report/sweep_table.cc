@@ -21,8 +21,8 @@ std::string format_sweep_table(const std::vector<ScenarioSummary>& summaries) {
     const auto lost = r.flow_slowdown && *r.flow_slowdown > 0
                           ? std::optional<double>((1 - 1 / *r.flow_slowdown) * 100)
                           : std::nullopt;
-    const auto resent = r.flow_retx_share ? std::optional<double>(*r.flow_retx_share * 100)
-                                          : std::nullopt;
+    const auto resent =
+        r.flow_retx_share ? std::optional<double>(*r.flow_retx_share * 100) : std::nullopt;
     rows += fmt::format("{:<12} {:>7} {:<10} {:>7.1f} {:>7} {:>7} {:>9} {:>10} {:>9}\n", s.name,
                         fmt::format("{}", s.sweep_value), status_word(s), r.median_step_ms,
                         or_dashes(r.step_slowdown, "{:.2f}"), or_dashes(extra, "{:+.1f}"),
@@ -30,9 +30,9 @@ std::string format_sweep_table(const std::vector<ScenarioSummary>& summaries) {
                         or_dashes(resent, "{:.2f}"));
   }
   if (rows.empty()) return "";
-  const std::string header = fmt::format("{:<12} {:>7} {:<10} {:>7} {:>7} {:>7} {:>9} {:>10} {:>9}\n",
-                                         "scenario", "value", "status", "step ms", "x base",
-                                         "job +%", "flow Gb/s", "goodput -%", "resent %");
+  const std::string header =
+      fmt::format("{:<12} {:>7} {:<10} {:>7} {:>7} {:>7} {:>9} {:>10} {:>9}\n", "scenario", "value",
+                  "status", "step ms", "x base", "job +%", "flow Gb/s", "goodput -%", "resent %");
   return "The sweep: the job beside one TCP flow on the same link\n\n" + header +
          std::string(header.size() - 1, '-') + "\n" + rows +
          "\nstep ms: the job's median step time (slowest rank).  x base: step ms / the sweep\n"

@@ -33,9 +33,9 @@ nlohmann::json run_flow_probe(const LabNetwork& network, int from, int to, int s
                              std::to_string(to) + " are not both on this machine");
   const TempDir tmp("fabriclab-flow");
   const IperfFlow flow = iperf_flow(ends, seconds, tmp);
-  const double share = flow.bytes_sent > 0
-                           ? static_cast<double>(flow.retransmits * flow.mss_bytes) / flow.bytes_sent
-                           : 0.0;
+  const double share =
+      flow.bytes_sent > 0 ? static_cast<double>(flow.retransmits * flow.mss_bytes) / flow.bytes_sent
+                          : 0.0;
   return {{"from", "r" + std::to_string(from)},
           {"to", "r" + std::to_string(to)},
           {"seconds", flow.seconds},

@@ -190,8 +190,11 @@ class ScenarioRun {
     for (const LinkAssignment& a : plan_.assignments)
       impaired.insert(impaired.end(), a.ranks.begin(), a.ranks.end());
     const auto [from, to] = flow_probe_ranks(impaired, network_.world_size());
-    c_.console->print(fmt::format("   flow probe: one iperf3 flow r{} -> r{}, {} s\n", from, to,
-                                  s_.flow_probe_s));
+    // Which rank, the run does not say (as for seed-drawn links above):
+    // run.json's flow event does.
+    c_.console->print(fmt::format(
+        "   flow probe: one iperf3 flow, {} s, from the impaired link's rank to the next\n",
+        s_.flow_probe_s));
     try {
       add_event("flow", run_flow_probe(network_, from, to, s_.flow_probe_s));
     } catch (const std::exception& e) {

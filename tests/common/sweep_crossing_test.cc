@@ -22,7 +22,8 @@ TEST(SweepCrossing, TheFirstCrossingCountsEvenIfTheCurveFallsAgain) {
 
 TEST(SweepCrossing, APointExactlyAtTheLevelIsItsValue) {
   EXPECT_NEAR(*first_crossing({{0, 1.0}, {1, 2.0}}, 2.0), 1.0, 1e-9);
-  EXPECT_NEAR(*first_crossing({{0.1, 2.5}, {1, 3.0}}, 2.0), 0.1, 1e-9);  // already at the first point
+  EXPECT_NEAR(*first_crossing({{0.1, 2.5}, {1, 3.0}}, 2.0), 0.1,
+              1e-9);  // already at the first point
 }
 
 TEST(SweepCrossing, NeverReachedIsNoValue) {

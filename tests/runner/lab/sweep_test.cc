@@ -74,8 +74,9 @@ TEST_F(SweepTest, BaselineUnitAndQuickProbe) {
 
 TEST_F(SweepTest, BadSweepsNameTheirLine) {
   const std::string head = "[[sweep]]\nname = \"loss\"\n";  // lines 6, 7
-  EXPECT_NE(error(head + "values = [1, 0.5]\nimpair = \"loss {}%\"\n").find("lab.toml:8: key 'values'"),
-            std::string::npos);
+  EXPECT_NE(
+      error(head + "values = [1, 0.5]\nimpair = \"loss {}%\"\n").find("lab.toml:8: key 'values'"),
+      std::string::npos);
   EXPECT_NE(error(head + "values = [1]\nimpair = \"loss 1%\"\n").find("lab.toml:9: key 'impair'"),
             std::string::npos);
   EXPECT_NE(error(head + "values = [5, 120]\nimpair = \"loss {}%\"\n").find("with 120"),
@@ -91,9 +92,10 @@ TEST_F(SweepTest, BadSweepsNameTheirLine) {
             std::string::npos);
   EXPECT_NE(error(head + "values = []\n").find("key 'values'"), std::string::npos);
   EXPECT_NE(error(head + "values = [1]\n").find("sets nothing"), std::string::npos);
-  EXPECT_NE(error("[[scenario]]\nname = \"loss-1\"\n" + head + "values = [1]\nimpair = \"loss {}%\"\n")
-                .find("defined twice"),
-            std::string::npos);
+  EXPECT_NE(
+      error("[[scenario]]\nname = \"loss-1\"\n" + head + "values = [1]\nimpair = \"loss {}%\"\n")
+          .find("defined twice"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ TEST(SweepReport, FlowSlowdownAndAmplificationAgainstTheSweepBaseline) {
   EXPECT_DOUBLE_EQ(*s[1].result.step_slowdown, 1.1);
   EXPECT_DOUBLE_EQ(*s[1].result.flow_slowdown, 1.25);
   EXPECT_NEAR(*s[1].result.amplification, 0.1 / 0.005, 1e-9);  // (1.1 - 1) / 0.5%
-  EXPECT_FALSE(s[0].result.amplification);  // the baseline against itself: none
+  EXPECT_FALSE(s[0].result.amplification);                     // the baseline against itself: none
   // Round trip through run.json.
   ScenarioResult back = nlohmann::json(s[1].result).get<ScenarioResult>();
   EXPECT_DOUBLE_EQ(*back.amplification, *s[1].result.amplification);
