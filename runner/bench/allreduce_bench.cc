@@ -16,7 +16,7 @@
 #include "netem/impairment.h"
 #include "netem/spec_parse.h"
 #include "runner/bench/allreduce_table.h"
-#include "runner/bench/iperf_client.h"
+#include "runner/process/iperf_client.h"
 #include "runner/bench/rank_wait.h"
 #include "runner/bench/step_rate.h"
 #include "runner/ledger/ledger.h"

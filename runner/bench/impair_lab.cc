@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "common/ping_output.h"
-#include "runner/bench/iperf_client.h"
+#include "runner/process/iperf_client.h"
 
 namespace fabriclab::runner::bench {
 
@@ -46,7 +46,7 @@ std::pair<int, int> ImpairLab::ping_loss(int count) const {
 }
 
 double ImpairLab::iperf_gbps(int seconds) const {
-  return bench::iperf_gbps({r0().netns_fd, r1().netns_fd, r1().ipv4}, seconds, tmp_);
+  return runner::iperf_gbps({r0().netns_fd, r1().netns_fd, r1().ipv4}, seconds, tmp_);
 }
 
 }  // namespace fabriclab::runner::bench

@@ -69,7 +69,11 @@ void judge(const Exercise& ex, const LabDefinition& lab, const Recording& rec, c
     case Kind::kNumber: {
       if (expected.type == Value::Type::kNull || answer.none) {
         g.passed = expected.type == Value::Type::kNull && answer.none;
-        if (!g.passed) g.reason = "not " + source_words(ex);
+        if (!g.passed)
+          g.reason = expected.type == Value::Type::kNull
+                         ? "your recording has no such value (e.g. its curve never reaches the "
+                           "level, or the scenario did not complete): answer \"none\""
+                         : "not " + source_words(ex);
         return;
       }
       const double allowed = std::max(

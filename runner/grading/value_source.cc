@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "common/sweep_crossing.h"
 #include "common/sync_time.h"
 #include "common/wait_cost.h"
 #include "runner/grading/property.h"
@@ -97,6 +98,26 @@ Value cost_value(const RecordingPath& path, const Recording& rec,
   return v;
 }
 
+// The sweep's points from the lab (sweep.h: each carries its value), their
+// FIELD from the recording; points without it (a stalled point's slowdown)
+// are left out, never guessed.
+Value sweep_crossing(const RecordingPath& path, const LabDefinition& lab, const Recording& rec) {
+  std::vector<std::pair<double, double>> points;
+  for (const ScenarioDefinition& s : lab.scenarios) {
+    if (s.sweep != path.sweep) continue;
+    const RecordedScenario* scenario = rec.scenario(s.name);
+    if (!scenario) throw DeriveError("your recording has no scenario '" + s.name + "'");
+    const json field = scenario->result.is_object() ? scenario->result.value(path.field, json()) : json();
+    if (field.is_number()) points.emplace_back(s.sweep_value, field.get<double>());
+  }
+  Value v;  // null: the curve never reaches the level (answer "none")
+  if (const auto x = first_crossing(points, path.level)) {
+    v.type = Value::Type::kNumber;
+    v.number = *x;
+  }
+  return v;
+}
+
 }  // namespace
 
 Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
@@ -115,6 +136,7 @@ Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
     for (const auto& row : rows) v.list.push_back(row.second);
     return v;
   }
+  if (path.what == "reaches") return sweep_crossing(path, lab, rec);
   const std::string name = path_scenario(path, lab.scenario_names());
   const RecordedScenario* scenario = rec.scenario(name);
   if (!scenario) throw DeriveError("your recording has no scenario '" + name + "'");

@@ -15,7 +15,9 @@ const std::set<std::string> kResultFields = {
     "tx_bytes_per_step", "ring_bytes", "wire_overhead", "wire_bytes_per_param",
     "straggler", "slow_link", "others_wait_share", "longest_step_ms",
     // allreduce scenarios (runner/report/scenario_summary.h)
-    "busbw_gb_per_s", "avg_busbw_gb_per_s", "busbw_ratio", "wrong", "largest_size"};
+    "busbw_gb_per_s", "avg_busbw_gb_per_s", "busbw_ratio", "wrong", "largest_size",
+    // scenarios with a flow probe (runner/scenario/flow_probe.h)
+    "flow_gbps", "flow_retx_share", "step_slowdown", "flow_slowdown", "amplification"};
 const std::set<std::string> kEvalFields = {"accuracy", "test_loss", "eval_ms"};
 const std::set<std::string> kStartFields = {"world_size", "width", "params", "grad_bytes",
                                             "batch",      "steps", "threads"};
@@ -65,8 +67,18 @@ RecordingPath parse_recording_path(const std::string& text) {
   static const std::regex kCost(R"((idle_s_per_gpu_hour|extra_ms|steps_per_hour|stall_ms))");
   static const std::regex kCostUsd(
       R"((idle_usd_per_hour|stall_usd)@gpus=([0-9]+(?:\.[0-9]+)?),usd=([0-9]+(?:\.[0-9]+)?))");
+  static const std::regex kReaches(
+      R"(sweep\.([a-z0-9_]+)\.result\.([a-z0-9_]+)@reaches=([0-9]+(?:\.[0-9]+)?))");
   std::smatch m;
   RecordingPath path;
+  if (std::regex_match(text, m, kReaches)) {
+    path.what = "reaches";
+    path.sweep = m[1];
+    path.field = m[2];
+    path.level = std::stod(m[3]);
+    require_field(kResultFields, path.field, "result");
+    return path;
+  }
   if (std::regex_match(text, m, kOrdered)) {
     path.what = "ordered_by";
     path.field = m[1];
@@ -121,7 +133,7 @@ RecordingPath parse_recording_path(const std::string& text) {
         "' is not in the vocabulary (scenario.NAME.result.FIELD, scenario.NAME.status, "
         "scenario.NAME.steps_completed, [scenario.NAME.]eval.FIELD@step=N, "
         "[scenario.NAME.]start.FIELD, [scenario.NAME.]final.FIELD, "
-        "scenarios.ordered_by.result.FIELD, "
+        "scenarios.ordered_by.result.FIELD, sweep.NAME.result.FIELD@reaches=L, "
         "[scenario.NAME.]sync_s@params=P,dtype=fp32|bf16,gbps=G,nics=K, "
         "[scenario.NAME.]idle_s_per_gpu_hour|extra_ms|steps_per_hour|stall_ms, "
         "[scenario.NAME.]idle_usd_per_hour|stall_usd@gpus=N,usd=P)");
@@ -144,6 +156,7 @@ std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenar
 ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scenarios) {
   const RecordingPath path = parse_recording_path(text);
   if (path.what == "ordered_by") return scenarios;
+  if (path.what == "reaches") return sweep_scenarios(path.sweep, scenarios);
   ScenarioNames out = {path_scenario(path, scenarios)};
   if ((path.what == "result" && (path.field == "slowdown" || path.field == "busbw_ratio")) ||
       path.what == "cost") {
@@ -152,6 +165,13 @@ ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scena
                                                               : scenarios.front();
     if (base != out.front()) out.push_back(base);
   }
+  return out;
+}
+
+ScenarioNames sweep_scenarios(const std::string& sweep, const ScenarioNames& scenarios) {
+  ScenarioNames out;
+  for (const std::string& name : scenarios)
+    if (name.rfind(sweep + "-", 0) == 0) out.push_back(name);
   return out;
 }
 
@@ -211,6 +231,10 @@ void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
         throw std::invalid_argument(
             "a rank from the recording is not in the vocabulary yet; use from = \"seed\"");
       }
+      const RecordingPath path = parse_recording_path(ex.value);
+      if (path.what == "reaches" && sweep_scenarios(path.sweep, scenarios).size() < 2)
+        throw std::invalid_argument("the lab has no sweep '" + path.sweep +
+                                    "' of at least two points (scenarios " + path.sweep + "-...)");
       for (const std::string& s : path_scenarios(ex.value, scenarios)) {
         if (!has_scenario(scenarios, s))
           throw std::invalid_argument("the lab has no scenario '" + s + "'");

@@ -27,6 +27,11 @@
 //                                     number: those idle seconds, or its worst
 //                                     stall, in dollars on N GPUs at $P per
 //                                     GPU-hour (common/wait_cost.h)
+//     sweep.NAME.result.FIELD@reaches=L   number or null: the swept value at
+//                                     which the sweep's points' FIELD first
+//                                     reaches L, linearly interpolated between
+//                                     the two points around it; null when no
+//                                     point reaches it (common/sweep_crossing.h)
 //   (without "scenario.NAME." the lab's first scenario is meant)
 //   lab values (from = "lab")
 //     params | grad_bytes | grad_bytes_bf16 | ring_bytes_per_rank   numbers
@@ -67,7 +72,8 @@ using ScenarioNames = std::vector<std::string>;
 // A recording path taken apart.
 struct RecordingPath {
   std::string scenario;  // empty: the lab's first scenario
-  std::string what;  // result | status | steps_completed | eval | start | final | ordered_by | sync_s | cost
+  std::string what;  // result | status | steps_completed | eval | start | final | ordered_by | sync_s
+                     // | cost | reaches
   std::string field;
   long step = 0;
   // sync_s: the model, its number format and the links it is moved over.
@@ -78,6 +84,9 @@ struct RecordingPath {
   // cost: the cluster and its price (0 for the fields that are not dollars).
   double gpus = 0;
   double usd_per_gpu_hour = 0;
+  // reaches: the sweep (its points are the scenarios named NAME-...) and the level.
+  std::string sweep;
+  double level = 0;
 };
 enum class PathType { kNumber, kText, kList };
 
@@ -88,6 +97,10 @@ std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenar
 // The scenarios a recording path reads (a slowdown or a cost also reads the baseline:
 // "clean", else the first scenario; an ordering reads them all).
 ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scenarios);
+
+// A sweep's points among `scenarios`: the names that start with "SWEEP-"
+// (runner/lab/sweep.h names them so), in lab order.
+ScenarioNames sweep_scenarios(const std::string& sweep, const ScenarioNames& scenarios);
 
 // The words of from = "lab" numbers.
 const std::set<std::string>& lab_value_names();

@@ -11,6 +11,7 @@
 #include "common/input_error.h"
 #include "runner/lab/exercise_reader.h"
 #include "runner/lab/link_plan.h"
+#include "runner/lab/sweep.h"
 #include "runner/lab/toml_file.h"
 #include "runner/link/link_setting.h"
 #include "runner/report/chart_kind.h"
@@ -25,7 +26,7 @@ namespace {
 // The keys of a [[scenario]] besides its per-link settings (link_setting.h).
 const std::set<std::string> kScenarioKeys = {"name",    "condition", "links",    "deadline_s",
                                              "stall_s", "workload",  "baseline", "ranks",
-                                             "override"};
+                                             "override", "flow_probe_s"};
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -296,11 +297,15 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
                "the rank over all " + std::to_string(ranks) + ")");
     }
   }
+  s.flow_probe_s = static_cast<int>(r.integer_at(t, "flow_probe_s", 0, 0, 600));
   s.deadline_s = r.number_at(t, "deadline_s", s.deadline_s, 1, 86400);
   s.stall_s = r.number_at(t, "stall_s", s.stall_s, 1, 86400);
   if (quick) {
     s.deadline_s = r.number_at(*quick, "deadline_s", s.deadline_s, 1, 86400);
     s.stall_s = r.number_at(*quick, "stall_s", s.stall_s, 1, 86400);
+    // A shorter probe where there is one; none where there was none.
+    if (s.flow_probe_s > 0)
+      s.flow_probe_s = static_cast<int>(r.integer_at(*quick, "flow_probe_s", s.flow_probe_s, 1, 600));
   }
   return s;
 }
@@ -322,7 +327,8 @@ bool same_job(const WorkloadDefinition& a, const WorkloadDefinition& b) {
 
 // A slowdown compares one job under two networks, so a baseline must run
 // the same workload as the scenario it measures.
-void resolve_baselines(const LabReader& r, const toml::array& tables, LabDefinition& lab) {
+void resolve_baselines(const LabReader& r, const std::vector<const toml::table*>& tables,
+                       LabDefinition& lab) {
   const auto find = [&](const std::string& name) -> const ScenarioDefinition* {
     for (const ScenarioDefinition& s : lab.scenarios)
       if (s.name == name) return &s;
@@ -332,7 +338,7 @@ void resolve_baselines(const LabReader& r, const toml::array& tables, LabDefinit
   const ScenarioDefinition* usual = find("clean");
   for (size_t i = 0; i < lab.scenarios.size(); ++i) {
     ScenarioDefinition& s = lab.scenarios[i];
-    const toml::table& t = *tables[i].as_table();
+    const toml::table& t = *tables[i];
     if (s.baseline.empty()) {
       if (usual && same_job(usual->workload, s.workload) && usual->ranks == s.ranks)
         s.baseline = usual->name;
@@ -367,7 +373,7 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   const toml::table root = parse_toml_file(lab_toml);
   r.reject_unknown(root,
                    {"lab", "workload", "trainer", "topology", "report", "quick", "scenario",
-                    "exercise"},
+                    "exercise", "sweep"},
                    "the top level");
 
   LabDefinition lab;
@@ -432,9 +438,9 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
       const std::string k(key.str());
       if (workload.params().count(k)) {
         lab.workload.params[k] = param_value(r, workload, k, node);
-      } else if (k != "deadline_s" && k != "stall_s") {
+      } else if (k != "deadline_s" && k != "stall_s" && k != "flow_probe_s") {
         throw input_error_at(lab_toml, static_cast<long>(key.source().begin.line),
-                             "unknown key '" + k + "' in [quick] (a workload parameter, deadline_s or stall_s)");
+                             "unknown key '" + k + "' in [quick] (a workload parameter, deadline_s, stall_s or flow_probe_s)");
       }
     }
   }
@@ -445,25 +451,44 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     r.fail(root.get("workload") ? root.get("workload") : root.get("trainer"), "workload", e.what());
   }
 
-  const toml::array* scenarios = root["scenario"].as_array();
-  if (!scenarios || scenarios->empty()) {
-    throw input_error_at(lab_toml, 1, "expected at least one [[scenario]]");
+  // The written scenarios, then each sweep's points (sweep.h) as more.
+  std::vector<const toml::table*> tables;
+  if (const toml::node* written = root.get("scenario")) {
+    const toml::array* array = written->as_array();
+    if (!array) r.fail(written, "scenario", "expected [[scenario]] tables");
+    for (const auto& node : *array) {
+      if (!node.as_table()) r.fail(&node, "scenario", "expected [[scenario]] tables");
+      tables.push_back(node.as_table());
+    }
+  }
+  const std::vector<SweepPoint> points = expand_sweeps(lab_toml, root, lab.ranks);
+  for (const SweepPoint& point : points) tables.push_back(&point.scenario);
+  if (tables.empty()) {
+    throw input_error_at(lab_toml, 1, "expected at least one [[scenario]] or [[sweep]]");
   }
   std::set<std::string> names;
-  for (const auto& node : *scenarios) {
-    const toml::table* t = node.as_table();
-    if (!t) r.fail(&node, "scenario", "expected [[scenario]] tables");
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const toml::table* t = tables[i];
     ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick_table);
     read_scenario_workload(r, *t, lab, s);
     s.baseline = r.string_at(*t, "baseline", false);
-    if (!names.insert(s.name).second) r.fail(t->get("name"), "name", "scenario '" + s.name + "' defined twice");
+    const size_t written = tables.size() - points.size();
+    if (i >= written) {
+      s.sweep = points[i - written].sweep;
+      s.sweep_value = points[i - written].value;
+    }
+    if (!names.insert(s.name).second) {
+      // A point's table has no lines: name its sweep's.
+      const toml::node* at = i >= written ? root.get("sweep") : t->get("name");
+      r.fail(at, "name", "scenario '" + s.name + "' defined twice");
+    }
     if (!s.every_link_setting().empty() && lab.ranks == 1) {
       const std::string key = s.every_link_setting().front().first;
       r.fail(t->get(key) ? t->get(key) : t->get("override"), key, "a 1-rank lab has no link to set");
     }
     lab.scenarios.push_back(std::move(s));
   }
-  resolve_baselines(r, *scenarios, lab);
+  resolve_baselines(r, tables, lab);
   lab.exercises = read_exercises(lab_toml, root, lab.scenario_names());
   return lab;
 }

@@ -95,7 +95,9 @@ std::string log_yrange(const std::vector<ScenarioSeries>& series) {
 
 ScenarioSeries series_of(const std::string& name, const std::string& label,
                          const std::vector<json>& events) {
-  ScenarioSeries series{name, label, {}, {}, {}};
+  ScenarioSeries series;
+  series.name = name;
+  series.label = label;
   std::map<int, StepAccumulator> steps;
   double first_start_s = std::numeric_limits<double>::infinity();
   int world_size = 0;

@@ -9,6 +9,7 @@
 // gnuplot syntax. Every label is quoted with gnuplot_quote().
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,14 @@ struct ScenarioSeries {
   std::vector<StepPoint> points;  // by step number
   std::vector<RankTimes> ranks;   // each rank's median compute and wait (rank_times.h)
   std::vector<LinkBytes> links;   // by link name; empty without a counters sample
+  // A `[[sweep]]` point (run.json `sweep`, runner/lab/sweep.h): its sweep
+  // ("" = none) and value, the job's step slowdown and the flow probe's figures
+  // (scenario_summary.h; null when not measured), for the `sweep` chart.
+  std::string sweep;
+  double sweep_value = 0;
+  std::optional<double> step_slowdown;
+  std::optional<double> flow_slowdown;
+  std::optional<double> flow_retx_share;
 };
 
 // The series of one scenario's events (step events; start events for the

@@ -1,6 +1,7 @@
 // The table of charts (chart_kind.h). Add a chart here.
 #include "runner/report/chart_kind.h"
 
+#include "runner/report/sweep_chart.h"
 #include "runner/report/timeline_chart.h"
 
 namespace fabriclab::runner::report {
@@ -15,6 +16,8 @@ const ChartKind kCharts[] = {
     {"busbw", "allreduce busbw (GB/s) against message size, out-of-place", busbw_chart_script},
     {"link_bytes", "MB each rank's link carried (sent + received) per scenario",
      link_bytes_chart_script},
+    {"sweep", "what each swept value cost (%): the job against one TCP flow on the same link",
+     sweep_chart_script},
 };
 
 }  // namespace

@@ -69,6 +69,11 @@ ChartOutput render_charts(const RunDirectory& run, const std::vector<ScenarioSum
       label += " (" + status_word(summary) + ")";
     series.push_back(series_of(summary.name, label, events->second));
     series.back().ranks = summary.ranks.ranks;
+    series.back().sweep = summary.sweep;
+    series.back().sweep_value = summary.sweep_value;
+    series.back().step_slowdown = summary.result.step_slowdown;
+    series.back().flow_slowdown = summary.result.flow_slowdown;
+    series.back().flow_retx_share = summary.result.flow_retx_share;
     if (!series.back().points.empty()) {
       write_file(options.charts_dir / data_file_name(summary.name),
                  format_data_file(series.back()));

@@ -156,6 +156,9 @@ ScenarioResult summarize_scenario(const std::vector<json>& events, const WireByt
       result.retransmits = static_cast<std::int64_t>(number_field(event, "retransmits"));
       result.drops = static_cast<std::int64_t>(number_field(event, "drops"));
       result.link_bytes = static_cast<std::int64_t>(number_field(event, "link_bytes"));
+    } else if (kind == "flow") {
+      result.flow_gbps = number_field(event, "goodput_gbps");
+      result.flow_retx_share = number_field(event, "retx_share");
     }
   }
 
@@ -232,6 +235,9 @@ void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::strin
   for (ScenarioSummary& summary : summaries) {
     summary.result.slowdown.reset();
     summary.result.busbw_ratio.reset();
+    summary.result.flow_slowdown.reset();
+    summary.result.step_slowdown.reset();
+    summary.result.amplification.reset();
     const std::string baseline = summary.baseline.value_or(clean_name);
     // The busbw ratio: the same sweep's largest size under two networks.
     const ScenarioSummary* base = baseline.empty() ? nullptr : completed(baseline);
@@ -248,6 +254,16 @@ void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::strin
         summary.result.wall_s > 0) {
       summary.result.slowdown = summary.result.wall_s / *baseline_wall_s;
     }
+    // The flow's slowdown on the same link against the same baseline.
+    if (base && r.flow_gbps && base->result.flow_gbps && *r.flow_gbps > 0)
+      summary.result.flow_slowdown = *base->result.flow_gbps / *r.flow_gbps;
+    if (base && summary.status == rundir::ScenarioStatus::kCompleted &&
+        base->result.median_step_ms > 0 && r.median_step_ms > 0)
+      summary.result.step_slowdown = r.median_step_ms / base->result.median_step_ms;
+    // The job's extra step time against the share of bytes the flow sent twice.
+    if (summary.result.step_slowdown && r.flow_retx_share && *r.flow_retx_share > 0 &&
+        summary.name != baseline)
+      summary.result.amplification = (*summary.result.step_slowdown - 1) / *r.flow_retx_share;
     if (baseline_wall_s && summary.status == rundir::ScenarioStatus::kDeadline &&
         summary.result.wall_s > 0) {
       summary.slowdown_at_least =
@@ -287,6 +303,10 @@ std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
     };
     summary.condition = text("condition");
     if (scenario.contains("baseline")) summary.baseline = text("baseline");
+    if (const json sweep = scenario.value("sweep", json()); sweep.is_object()) {
+      summary.sweep = sweep.value("name", std::string());
+      summary.sweep_value = sweep.value("value", 0.0);
+    }
     // The reader has checked every status word.
     summary.status = rundir::scenario_status_from_string(text("status"));
     summary.message = text("message");
@@ -356,6 +376,13 @@ void to_json(json& out, const ScenarioResult& result) {
     out["wrong"] = optional(result.wrong);
     out["largest_size"] = optional(result.largest_size);
   }
+  if (result.flow_gbps) {  // a scenario with a flow probe
+    out["flow_gbps"] = *result.flow_gbps;
+    out["flow_retx_share"] = optional(result.flow_retx_share);
+    out["step_slowdown"] = optional(result.step_slowdown);
+    out["flow_slowdown"] = optional(result.flow_slowdown);
+    out["amplification"] = optional(result.amplification);
+  }
 }
 
 void from_json(const json& in, ScenarioResult& result) {
@@ -410,6 +437,11 @@ void from_json(const json& in, ScenarioResult& result) {
   result.busbw_ratio = optional("busbw_ratio");
   result.wrong = optional_count("wrong");
   result.largest_size = optional_count("largest_size");
+  result.flow_gbps = optional("flow_gbps");
+  result.flow_retx_share = optional("flow_retx_share");
+  result.step_slowdown = optional("step_slowdown");
+  result.flow_slowdown = optional("flow_slowdown");
+  result.amplification = optional("amplification");
 }
 
 }  // namespace fabriclab::runner::report

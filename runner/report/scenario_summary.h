@@ -90,6 +90,22 @@ struct ScenarioResult {
   std::optional<std::int64_t> wrong;
   std::optional<double> busbw_ratio;
   std::optional<std::int64_t> largest_size;  // bytes: the size busbw_gb_per_s is of
+  // The flow probe's (a `flow` event, runner/scenario/flow_probe.h): one TCP
+  // flow's goodput over the scenario's impaired link and the share of its
+  // bytes it sent twice (retransmits x MSS / bytes sent). Set by
+  // compute_slowdowns(), against the same baseline as slowdown:
+  //   step_slowdown = median_step_ms / the baseline's: the job's step time
+  //                   (its first step's warm-up left out, unlike slowdown)
+  //   flow_slowdown = the baseline's flow_gbps / this one's
+  //   amplification = (step_slowdown - 1) / flow_retx_share: the job's extra
+  //                   step time per unit of the flow's resent share (null for
+  //                   the baseline itself and when the flow resent nothing).
+  // Absent from JSON without a probe.
+  std::optional<double> flow_gbps;
+  std::optional<double> flow_retx_share;
+  std::optional<double> step_slowdown;
+  std::optional<double> flow_slowdown;
+  std::optional<double> amplification;
 };
 
 // A scenario as the report shows it: what run.json says about it plus the
@@ -104,6 +120,10 @@ struct ScenarioSummary {
   // The scenario its slowdown is measured against (run.json's `baseline`):
   // nullopt = the usual "clean" (recordings older than the key), "" = none.
   std::optional<std::string> baseline;
+  // A `[[sweep]]` point (run.json `sweep`): its sweep's name and value;
+  // "" when the scenario was written out.
+  std::string sweep;
+  double sweep_value = 0;
   ScenarioResult result;
   // A scenario cut off by its deadline: the time from its first step's start
   // to its end (the scenario_end event) / its baseline's wall, a lower bound

@@ -13,6 +13,8 @@
 //   cost         per scenario: its slowdown as idle GPU-seconds per hour and
 //                dollars on 256 / 1,024 / 4,096 GPUs at $30 per GPU-hour,
 //                and its worst stall's dollars (lab 06)
+//   sweep        per [[sweep]] point: the job's slowdown beside one TCP flow's
+//                goodput and resent share on the same link (lab 07)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

@@ -4,6 +4,7 @@
 #include "runner/report/cost_table.h"
 #include "runner/report/per_rank_table.h"
 #include "runner/report/scale_up_table.h"
+#include "runner/report/sweep_table.h"
 #include "runner/report/wire_bytes_table.h"
 
 namespace fabriclab::runner::report {
@@ -15,6 +16,7 @@ const TableKind kTables[] = {
     {"scale_up", format_scale_up_table},
     {"per_rank", format_per_rank_table},
     {"cost", format_cost_table},
+    {"sweep", format_sweep_table},
 };
 
 }  // namespace

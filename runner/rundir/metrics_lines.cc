@@ -32,6 +32,7 @@ std::string problem_of(const json& event) {
       {"step", {"rank", "step", "ts", "step_ms", "comm_ms"}},
       {"eval", {"accuracy"}},
       {"counters", {"retransmits", "drops", "link_bytes"}},
+      {"flow", {"goodput_gbps", "retx_share"}},
   };
   const std::string name = kind->get<std::string>();
   const auto fields = kNumericFields.find(name);

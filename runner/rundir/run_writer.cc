@@ -38,6 +38,7 @@ void RunWriter::add_scenario(const ScenarioEntry& e) {
   nlohmann::json& added = manifest_["scenarios"].back();
   if (e.impairments.is_array() && !e.impairments.empty()) added["impairments"] = e.impairments;
   if (!e.link_picks.empty()) added["link_picks"] = e.link_picks;
+  if (e.sweep.is_object()) added["sweep"] = e.sweep;
 }
 
 void RunWriter::write_manifest() const {

@@ -53,6 +53,9 @@ struct ScenarioEntry {
   // and `link_picks`, each seed label's rank ({"slow_rank": "r2"}).
   nlohmann::json impairments;
   std::map<std::string, std::string> link_picks;
+  // A `[[sweep]]` point (runner/lab/sweep.h): {"name": "loss", "value": 0.5}
+  // written as `sweep`; null = a scenario written out.
+  nlohmann::json sweep;
 };
 
 class RunWriter {

@@ -84,7 +84,9 @@ bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutco
   writer_.add_scenario({s.name, s.condition, s.links, s.impair(), outcome.applied, outcome.status,
                         outcome.message, outcome.started_unix_s, outcome.ended_unix_s,
                         outcome.steps_planned, outcome.steps_completed, s.workload_overrides,
-                        s.baseline, s.ranks, outcome.impairments, outcome.link_picks});
+                        s.baseline, s.ranks, outcome.impairments, outcome.link_picks,
+                        s.sweep.empty() ? nlohmann::json()
+                                        : nlohmann::json{{"name", s.sweep}, {"value", s.sweep_value}}});
   return outcome.status != rundir::ScenarioStatus::kFailed &&
          outcome.status != rundir::ScenarioStatus::kInterrupted;
 }

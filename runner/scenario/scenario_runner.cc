@@ -19,6 +19,7 @@
 #include "runner/process/stop_signals.h"
 #include "runner/recording/console.h"
 #include "runner/scenario/counter_sample.h"
+#include "runner/scenario/flow_probe.h"
 #include "runner/scenario/metrics_tail.h"
 #include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
@@ -107,6 +108,7 @@ class ScenarioRun {
     stop_ranks();
     collect_events();  // what the ranks wrote before they stopped
     sample_counters();
+    probe_flow();
     remove_link_settings();
     outcome_.ended_unix_s = unix_now_s();
     add_event("scenario_end", {{"status", outcome_.status}, {"message", outcome_.message}});
@@ -181,6 +183,28 @@ class ScenarioRun {
     // One setting on the scenario's own links: its one entry holds every line.
     if (!resolved() && !outcome_.impairments.empty())
       outcome_.impairments[0]["applied"] = outcome_.applied;
+  }
+
+  // One TCP flow over the impaired link while its settings are still on
+  // (flow_probe.h); after a completed job only, so the two never share the
+  // link. A probe that cannot run is reported, not fatal: the job's result
+  // stands without it.
+  void probe_flow() {
+    if (s_.flow_probe_s <= 0 || outcome_.status != rundir::ScenarioStatus::kCompleted) return;
+    std::vector<int> impaired;
+    for (const LinkAssignment& a : plan_.assignments)
+      impaired.insert(impaired.end(), a.ranks.begin(), a.ranks.end());
+    const auto [from, to] = flow_probe_ranks(impaired, network_.world_size());
+    // Which rank, the run does not say (as for seed-drawn links above):
+    // run.json's flow event does.
+    c_.console->print(fmt::format(
+        "   flow probe: one iperf3 flow, {} s, from the impaired link's rank to the next\n",
+        s_.flow_probe_s));
+    try {
+      add_event("flow", run_flow_probe(network_, from, to, s_.flow_probe_s));
+    } catch (const std::exception& e) {
+      spdlog::warn("scenario {}: flow probe skipped: {}", s_.name, e.what());
+    }
   }
 
   // In reverse order of application.

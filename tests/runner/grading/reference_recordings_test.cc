@@ -85,6 +85,7 @@ TEST(ReferenceRecordings, Lab02GradesPassAndFail) { grade_reference("02"); }
 TEST(ReferenceRecordings, Lab03GradesPassAndFail) { grade_reference("03"); }
 TEST(ReferenceRecordings, Lab04GradesPassAndFail) { grade_reference("04"); }
 TEST(ReferenceRecordings, Lab05GradesPassAndFail) { grade_reference("05"); }
+TEST(ReferenceRecordings, Lab07GradesPassAndFail) { grade_reference("07"); }
 
 // Issue 16's check for lab 05, on the reference run: the rank the summary
 // names -- the straggler of the slow-worker case, the slow link of the two
@@ -126,6 +127,35 @@ TEST(ReferenceRecordings, Lab04SlowRankIsTheSeedsAndBusbwDropsToAQuarter) {
     return;
   }
   ADD_FAILURE() << "no scenario 'slow' in " << dir;
+}
+
+
+// Lab 07's doubling point on a curve that never doubles: the reference run
+// with every point's step_slowdown capped below 2. The grader must expect
+// "none" -- never an extrapolated number -- and say why a number fails.
+TEST(ReferenceRecordings, Lab07CurveThatNeverDoublesExpectsNone) {
+  const fs::path source = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/07-barrier-amplification";
+  if (!fs::exists(source / "run.json")) GTEST_SKIP() << "no " << source << "/run.json yet";
+  runner::testing::TempDir tmp;
+  const fs::path dir = fs::path(tmp.path()) / "07-never";
+  fs::copy(source, dir, fs::copy_options::recursive);
+  nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
+  for (auto& s : run.at("scenarios")) {
+    auto& r = s.at("result");
+    r["step_slowdown"] = std::min(r.at("step_slowdown").get<double>(), 1.9);
+  }
+  std::ofstream(dir / "run.json") << run.dump(2);
+  const std::string labs = std::string(FABRICLAB_SOURCE_DIR) + "/labs";
+  const auto grade = [&](const std::string& answers) {
+    testing::write_text(tmp.path() + "/answers.toml", answers);
+    return run_command({FABRICLAB_BINARY, "grade", "07", "--labs", labs, "--recording",
+                        dir.string(), "--answers", tmp.path() + "/answers.toml"});
+  };
+  const auto none = grade("doubling-loss = \"none\"\n");
+  EXPECT_NE(none.output.find("PASS  doubling-loss"), std::string::npos) << none.output;
+  const auto number = grade("doubling-loss = 5.0\n");
+  EXPECT_NE(number.output.find("FAIL  doubling-loss"), std::string::npos) << number.output;
+  EXPECT_NE(number.output.find("never reaches"), std::string::npos) << number.output;
 }
 
 }  // namespace

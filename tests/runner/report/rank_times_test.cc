@@ -128,7 +128,9 @@ TEST(PerRankTable, NamesTheStragglerWithItsNumbers) {
 }
 
 TEST(TimelineChart, OneBarPerRankFirstScenarioOnTop) {
-  ScenarioSeries series{"slow-worker", "slow-worker", {}, rank_view(slow_worker(1)).ranks, {}};
+  ScenarioSeries series;
+  series.name = series.label = "slow-worker";
+  series.ranks = rank_view(slow_worker(1)).ranks;
   const std::string script = timeline_chart_script({series}, "t", "timeline.svg");
   EXPECT_NE(script.find("$timeline << EOD"), std::string::npos) << script;
   EXPECT_NE(script.find("1.0 400.000 100.000"), std::string::npos) << "row compute wait\n" << script;

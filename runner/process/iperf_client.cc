@@ -1,4 +1,4 @@
-#include "runner/bench/iperf_client.h"
+#include "runner/process/iperf_client.h"
 
 #include <chrono>
 #include <cstdio>
@@ -12,7 +12,7 @@
 #include "common/scoped_netns.h"
 #include "runner/process/process.h"
 
-namespace fabriclab::runner::bench {
+namespace fabriclab::runner {
 namespace {
 
 std::string read_file(const std::string& path) {
@@ -52,7 +52,12 @@ std::string run_client(const std::vector<std::string>& argv, int netns_fd,
   return read_file(out_path);
 }
 
-double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int port, bool bidir) {
+namespace {
+
+// Runs an iperf3 server in the receiver's namespace and the client in the
+// sender's; returns the client's -J output, parsed.
+nlohmann::json run_iperf(const IperfEnds& ends, int seconds, const TempDir& tmp, int port,
+                         bool bidir) {
   LaunchSpec server;
   server.argv = {"iperf3", "-s", "-p", std::to_string(port), "-B", ends.receiver_addr};
   server.netns_fd = ends.receiver_netns_fd;
@@ -74,6 +79,13 @@ double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int po
   if (json.is_discarded() || !json.contains("end") || !json["end"].contains("sum_received")) {
     throw std::runtime_error("iperf3 failed: " + out);
   }
+  return json;
+}
+
+}  // namespace
+
+double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int port, bool bidir) {
+  const nlohmann::json json = run_iperf(ends, seconds, tmp, port, bidir);
   const double forward = json["end"]["sum_received"]["bits_per_second"].get<double>();
   if (!bidir) return forward / 1e9;
   const auto& reverse = json["end"]["sum_received_bidir_reverse"];
@@ -81,4 +93,16 @@ double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int po
   return (forward + reverse["bits_per_second"].get<double>()) / 2 / 1e9;
 }
 
-}  // namespace fabriclab::runner::bench
+IperfFlow iperf_flow(const IperfEnds& ends, int seconds, const TempDir& tmp, int port) {
+  const nlohmann::json json = run_iperf(ends, seconds, tmp, port, false);
+  const nlohmann::json& end = json["end"];
+  IperfFlow flow;
+  flow.goodput_gbps = end["sum_received"].value("bits_per_second", 0.0) / 1e9;
+  flow.seconds = end["sum_received"].value("seconds", 0.0);
+  flow.bytes_sent = end.value("sum_sent", nlohmann::json::object()).value("bytes", 0.0);
+  flow.retransmits = end.value("sum_sent", nlohmann::json::object()).value("retransmits", int64_t{0});
+  flow.mss_bytes = json.value("start", nlohmann::json::object()).value("tcp_mss_default", int64_t{0});
+  return flow;
+}
+
+}  // namespace fabriclab::runner

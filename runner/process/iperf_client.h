@@ -1,5 +1,6 @@
 // iperf3, the real client, between two lab namespaces: the TCP rate the
-// benchmarks set their figures against (`bench impair`, `bench allreduce`).
+// benchmarks set their figures against (`bench impair`, `bench allreduce`)
+// and what one flow sees in a scenario's flow probe (runner/scenario/flow_probe.h).
 //
 // One run: an iperf3 server in the receiver's namespace bound to its lab
 // address, the client in the sender's, `seconds` long, JSON output (-J).
@@ -10,12 +11,13 @@
 // result (the message holds its output).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/temp_dir.h"
 
-namespace fabriclab::runner::bench {
+namespace fabriclab::runner {
 
 struct IperfEnds {
   int sender_netns_fd = -1;
@@ -29,9 +31,23 @@ struct IperfEnds {
 double iperf_gbps(const IperfEnds& ends, int seconds, const TempDir& tmp, int port = 5201,
                   bool bidir = false);
 
+// What one iperf3 TCP flow saw (its -J output's `end` and `start`): the
+// receiver's goodput, the bytes the sender sent, the segments it
+// retransmitted and its MSS.
+struct IperfFlow {
+  double goodput_gbps = 0;       // end.sum_received.bits_per_second / 1e9
+  double bytes_sent = 0;         // end.sum_sent.bytes
+  int64_t retransmits = 0;       // end.sum_sent.retransmits
+  int64_t mss_bytes = 0;         // start.tcp_mss_default
+  double seconds = 0;            // end.sum_received.seconds
+};
+
+// One iperf3 TCP flow of `seconds` (as iperf_gbps, one direction).
+IperfFlow iperf_flow(const IperfEnds& ends, int seconds, const TempDir& tmp, int port = 5201);
+
 // Runs argv in the namespace of `netns_fd`, waits at most `timeout_s`
 // seconds and returns what it printed (stdout and stderr, in `out_path`).
 std::string run_client(const std::vector<std::string>& argv, int netns_fd,
                        const std::string& out_path, int timeout_s);
 
-}  // namespace fabriclab::runner::bench
+}  // namespace fabriclab::runner

@@ -1,0 +1,196 @@
+#include "runner/lab/sweep.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+#include "common/input_error.h"
+#include "runner/lab/link_plan.h"
+#include "runner/link/link_setting.h"
+
+namespace fabriclab::runner {
+namespace {
+
+constexpr char kPlaceholder[] = "{}";
+
+class SweepReader {
+ public:
+  SweepReader(const std::string& path, const toml::table& t) : path_(path), t_(t) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& expected) const {
+    const toml::node* node = t_.get(key);
+    const long line = static_cast<long>((node ? node->source() : t_.source()).begin.line);
+    throw input_error_at(path_, line, "key '" + key + "' in [[sweep]]: " + expected);
+  }
+
+  std::string name() const {
+    const auto name = t_["name"].value<std::string>();
+    static const std::regex kName("[a-z0-9_]+");
+    if (!name || !std::regex_match(*name, kName)) fail("name", "expected a string of [a-z0-9_]+");
+    return *name;
+  }
+
+  std::vector<double> values() const {
+    const toml::array* array = t_["values"].as_array();
+    if (!array || array->empty())
+      fail("values", "expected a non-empty array of numbers, e.g. [0, 0.5, 1]");
+    std::vector<double> out;
+    for (const auto& item : *array) {
+      if (!item.is_number()) fail("values", "expected numbers");
+      const double v = item.value<double>().value();
+      if (v < 0) fail("values", "expected numbers >= 0, got " + sweep_value_text(v));
+      if (!out.empty() && v <= out.back())
+        fail("values", "expected ascending, distinct values; " + sweep_value_text(v) + " follows " +
+                           sweep_value_text(out.back()));
+      out.push_back(v);
+    }
+    return out;
+  }
+
+  // The per-link settings the sweep sets, each a template with {}.
+  std::vector<std::pair<std::string, std::string>> templates() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string& key : link_setting_keys()) {
+      if (!t_.get(key)) continue;
+      const auto text = t_[key].value<std::string>();
+      if (!text) fail(key, "expected a string");
+      if (text->find(kPlaceholder) == std::string::npos)
+        fail(key, "expected the swept value's place marked {} (e.g. \"loss {}%\")");
+      out.emplace_back(key, *text);
+    }
+    if (out.empty()) {
+      std::string keys;
+      for (const std::string& k : link_setting_keys()) keys += (keys.empty() ? "" : ", ") + k;
+      fail("name", "sets nothing: give a per-link setting with {} for the value (" + keys + ")");
+    }
+    return out;
+  }
+
+  // Each value put into each template, checked as that setting checks it.
+  void check_settings(const std::vector<std::pair<std::string, std::string>>& templates,
+                      const std::vector<double>& values) const {
+    for (const auto& [key, text] : templates) {
+      for (double v : values) {
+        try {
+          find_link_setting(key)->validate(fill(text, v));
+        } catch (const std::invalid_argument& e) {
+          fail(key, "with " + sweep_value_text(v) + ": \"" + fill(text, v) + "\": " + e.what());
+        }
+      }
+    }
+  }
+
+  void check_links(int ranks) const {
+    const toml::node* node = t_.get("links");
+    if (!node) return;
+    const toml::array* array = node->as_array();
+    if (!array || array->empty())
+      fail("links", "expected an array like [\"r1\"] or [\"seed:lossy_rank\"]");
+    for (const auto& item : *array) {
+      if (!item.is_string()) fail("links", "expected strings like \"all\" or \"r1\"");
+      try {
+        validate_link_word(item.as_string()->get(), ranks);
+      } catch (const std::invalid_argument& e) {
+        fail("links", e.what());
+      }
+    }
+  }
+
+  double baseline(const std::vector<double>& values) const {
+    if (!t_.get("baseline")) return values.front();
+    const auto v = t_["baseline"].value<double>();
+    if (!v || std::find(values.begin(), values.end(), *v) == values.end())
+      fail("baseline", "expected one of the sweep's values");
+    return *v;
+  }
+
+  // A number key, checked here: the generated scenario has no lines of its own.
+  void check_number(const std::string& key, double min, double max) const {
+    if (!t_.get(key)) return;
+    const auto v = t_[key].value<double>();
+    if (!v || *v < min || *v > max)
+      fail(key, fmt::format("expected a number in [{}, {}]", min, max));
+  }
+
+  static std::string fill(std::string text, double value) {
+    for (size_t at; (at = text.find(kPlaceholder)) != std::string::npos;)
+      text.replace(at, 2, sweep_value_text(value));
+    return text;
+  }
+
+ private:
+  const std::string& path_;
+  const toml::table& t_;
+};
+
+const std::set<std::string> kSweepKeys = {"name",      "values",   "unit",
+                                          "condition", "links",    "deadline_s",
+                                          "stall_s",   "baseline", "flow_probe_s"};
+
+}  // namespace
+
+std::string sweep_value_text(double value) { return fmt::format("{}", value); }
+
+std::string sweep_scenario_name(const std::string& sweep, double value) {
+  std::string text = sweep_value_text(value);
+  std::replace(text.begin(), text.end(), '.', 'p');
+  return sweep + "-" + text;
+}
+
+std::vector<SweepPoint> expand_sweeps(const std::string& path, const toml::table& root, int ranks) {
+  std::vector<SweepPoint> points;
+  const toml::node* node = root.get("sweep");
+  if (!node) return points;
+  const toml::array* sweeps = node->as_array();
+  if (!sweeps || !sweeps->is_array_of_tables())
+    throw input_error_at(path, static_cast<long>(node->source().begin.line),
+                         "key 'sweep': expected [[sweep]] tables");
+  for (const auto& item : *sweeps) {
+    const toml::table& t = *item.as_table();
+    for (const auto& [key, value] : t) {
+      const std::string k(key.str());
+      if (!kSweepKeys.count(k) && !find_link_setting(k)) {
+        std::string known;
+        for (const auto& s : kSweepKeys) known += s + ", ";
+        for (const auto& s : link_setting_keys()) known += s + " ";
+        throw input_error_at(path, static_cast<long>(key.source().begin.line),
+                             "unknown key '" + k + "' in [[sweep]] (known: " + known + ")");
+      }
+    }
+    const SweepReader r(path, t);
+    const std::string name = r.name();
+    const std::vector<double> values = r.values();
+    const auto templates = r.templates();
+    r.check_settings(templates, values);
+    r.check_links(ranks);
+    r.check_number("deadline_s", 1, 86400);
+    r.check_number("stall_s", 1, 86400);
+    r.check_number("flow_probe_s", 0, 600);
+    if (t.get("flow_probe_s") && !t["flow_probe_s"].is_integer())
+      r.fail("flow_probe_s", "expected an integer (seconds)");
+    const std::string unit = t["unit"].value_or(std::string());
+    const std::string condition = t["condition"].value_or(std::string());
+    const std::string baseline = sweep_scenario_name(name, r.baseline(values));
+    for (double v : values) {
+      SweepPoint point;
+      point.sweep = name;
+      point.value = v;
+      toml::table& s = point.scenario;
+      s.insert("name", sweep_scenario_name(name, v));
+      s.insert("condition",
+               condition.empty() ? sweep_value_text(v) + unit : SweepReader::fill(condition, v));
+      for (const auto& [key, text] : templates) s.insert(key, SweepReader::fill(text, v));
+      for (const char* key : {"links", "deadline_s", "stall_s", "flow_probe_s"})
+        if (const toml::node* copy = t.get(key))
+          copy->visit([&](const auto& n) { s.insert(key, n); });
+      s.insert("baseline", baseline);
+      points.push_back(std::move(point));
+    }
+  }
+  return points;
+}
+
+}  // namespace fabriclab::runner

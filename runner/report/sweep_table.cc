@@ -1,0 +1,45 @@
+#include "runner/report/sweep_table.h"
+
+#include <spdlog/fmt/fmt.h>
+
+namespace fabriclab::runner::report {
+namespace {
+
+std::string or_dashes(const std::optional<double>& value, const char* format) {
+  return value ? fmt::format(fmt::runtime(format), *value) : "--";
+}
+
+}  // namespace
+
+std::string format_sweep_table(const std::vector<ScenarioSummary>& summaries) {
+  std::string rows;
+  for (const ScenarioSummary& s : summaries) {
+    if (s.sweep.empty()) continue;
+    const ScenarioResult& r = s.result;
+    const auto extra =
+        r.step_slowdown ? std::optional<double>((*r.step_slowdown - 1) * 100) : std::nullopt;
+    const auto lost = r.flow_slowdown && *r.flow_slowdown > 0
+                          ? std::optional<double>((1 - 1 / *r.flow_slowdown) * 100)
+                          : std::nullopt;
+    const auto resent =
+        r.flow_retx_share ? std::optional<double>(*r.flow_retx_share * 100) : std::nullopt;
+    rows += fmt::format("{:<12} {:>7} {:<10} {:>7.1f} {:>7} {:>7} {:>9} {:>10} {:>9}\n", s.name,
+                        fmt::format("{}", s.sweep_value), status_word(s), r.median_step_ms,
+                        or_dashes(r.step_slowdown, "{:.2f}"), or_dashes(extra, "{:+.1f}"),
+                        or_dashes(r.flow_gbps, "{:.3f}"), or_dashes(lost, "{:.0f}"),
+                        or_dashes(resent, "{:.2f}"));
+  }
+  if (rows.empty()) return "";
+  const std::string header =
+      fmt::format("{:<12} {:>7} {:<10} {:>7} {:>7} {:>7} {:>9} {:>10} {:>9}\n", "scenario", "value",
+                  "status", "step ms", "x base", "job +%", "flow Gb/s", "goodput -%", "resent %");
+  return "The sweep: the job beside one TCP flow on the same link\n\n" + header +
+         std::string(header.size() - 1, '-') + "\n" + rows +
+         "\nstep ms: the job's median step time (slowest rank).  x base: step ms / the sweep\n"
+         "baseline's.  job +%: the job's extra step time.\n"
+         "flow: one iperf3 TCP flow over the same impaired link after the job (runner/scenario/\n"
+         "flow_probe.h).  goodput -%: the goodput it lost against the baseline's flow.\n"
+         "resent %: the share of its bytes TCP sent twice (retransmits x MSS / bytes sent).\n";
+}
+
+}  // namespace fabriclab::runner::report

@@ -1,0 +1,43 @@
+// The flow probe against the real iperf3 between two lab namespaces: which
+// ranks it picks, and that its event holds what the flow did (a flow moved
+// bytes, its share resent is a share). Needs root and iperf3: skipped with
+// the reason otherwise.
+#include "runner/scenario/flow_probe.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "runner/topology/lab_network.h"
+#include "runner/topology/topology.h"
+#include "tests/runner/netns_test.h"
+
+namespace fabriclab::runner {
+namespace {
+
+TEST(FlowProbeRanks, FromTheFirstImpairedRankToTheNextInTheRing) {
+  EXPECT_EQ(flow_probe_ranks({2}, 4), std::make_pair(2, 3));
+  EXPECT_EQ(flow_probe_ranks({3, 1}, 4), std::make_pair(3, 0));
+  EXPECT_EQ(flow_probe_ranks({}, 4), std::make_pair(0, 1));
+}
+
+using FlowProbeTest = testing::NetnsTest;
+
+TEST_F(FlowProbeTest, OneIperf3FlowBetweenTwoRanks) {
+  if (std::system("command -v iperf3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "needs iperf3";
+  auto topology = Topology::build({2, run_id_}, *ledger_);
+  const NamespaceNetwork network(*topology);
+  const nlohmann::json flow = run_flow_probe(network, 1, 0, 1);
+  EXPECT_EQ(flow["from"], "r1");
+  EXPECT_EQ(flow["to"], "r0");
+  EXPECT_GT(flow["goodput_gbps"].get<double>(), 0.01);
+  EXPECT_GT(flow["bytes_sent"].get<double>(), 1e6);
+  EXPECT_GT(flow["mss_bytes"].get<int64_t>(), 500);
+  const double share = flow["retx_share"].get<double>();
+  EXPECT_GE(share, 0.0);
+  EXPECT_LT(share, 0.05);  // a clean link resends next to nothing
+  EXPECT_NEAR(flow["seconds"].get<double>(), 1.0, 0.5);
+}
+
+}  // namespace
+}  // namespace fabriclab::runner
