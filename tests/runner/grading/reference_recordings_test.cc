@@ -85,6 +85,7 @@ TEST(ReferenceRecordings, Lab02GradesPassAndFail) { grade_reference("02"); }
 TEST(ReferenceRecordings, Lab03GradesPassAndFail) { grade_reference("03"); }
 TEST(ReferenceRecordings, Lab04GradesPassAndFail) { grade_reference("04"); }
 TEST(ReferenceRecordings, Lab05GradesPassAndFail) { grade_reference("05"); }
+TEST(ReferenceRecordings, Lab06GradesPassAndFail) { grade_reference("06"); }
 TEST(ReferenceRecordings, Lab07GradesPassAndFail) { grade_reference("07"); }
 
 // Issue 16's check for lab 05, on the reference run: the rank the summary
