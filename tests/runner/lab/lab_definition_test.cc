@@ -9,6 +9,7 @@
 
 #include "common/input_error.h"
 #include "runner/link/link_setting.h"
+#include "tests/runner/lab/lab_file_test.h"
 #include "tests/runner/test_support.h"
 
 namespace fabriclab::runner {
@@ -17,24 +18,9 @@ namespace {
 const char* kHead = "[lab]\nid = \"93\"\ntitle = \"t\"\n";
 const char* kScenario = "[[scenario]]\nname = \"clean\"\n";
 
-class LabDefinitionTest : public ::testing::Test {
+class LabDefinitionTest : public LabFileTest {
  protected:
-  std::string write(const std::string& body) {
-    const std::string folder = dir_.path() + "/93-plugins";
-    std::filesystem::create_directories(folder);
-    std::ofstream(folder + "/lab.toml") << kHead << body;
-    return folder + "/lab.toml";
-  }
-  // The InputError's message, or "(no error)".
-  std::string error(const std::string& body) {
-    try {
-      load_lab(write(body));
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "(no error)";
-  }
-  testing::TempDir dir_;
+  LabDefinitionTest() : LabFileTest("93-plugins", kHead) {}
 };
 
 TEST_F(LabDefinitionTest, DefaultsAreTrainOnAutoFabricWithTheDefaultCharts) {

@@ -9,6 +9,7 @@
 
 #include "common/input_error.h"
 #include "runner/lab/lab_definition.h"
+#include "tests/runner/lab/lab_file_test.h"
 #include "tests/runner/test_support.h"
 
 namespace fabriclab::runner {
@@ -20,23 +21,9 @@ const char* kSweep =
     "[[sweep]]\nname = \"loss\"\nvalues = [0, 0.5, 2]\nimpair = \"loss {}%\"\n"
     "links = [\"seed:lossy_rank\"]\nflow_probe_s = 2\n";
 
-class SweepTest : public ::testing::Test {
+class SweepTest : public LabFileTest {
  protected:
-  std::string write(const std::string& body) {
-    const std::string folder = dir_.path() + "/94-sweep";
-    std::filesystem::create_directories(folder);
-    std::ofstream(folder + "/lab.toml") << kHead << body;
-    return folder + "/lab.toml";
-  }
-  std::string error(const std::string& body) {
-    try {
-      load_lab(write(body));
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "(no error)";
-  }
-  testing::TempDir dir_;
+  SweepTest() : LabFileTest("94-sweep", kHead) {}
 };
 
 TEST(SweepNames, ValueTextAndScenarioName) {
