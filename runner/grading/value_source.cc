@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "common/input_error.h"
 #include "common/sweep_crossing.h"
 #include "common/sync_time.h"
 #include "common/wait_cost.h"
@@ -39,27 +40,14 @@ const json* find_event(const Recording& rec, const std::string& scenario, const 
   return nullptr;
 }
 
-// The fields of a recorded result that its cost is computed from.
-report::ScenarioResult recorded_pace(const RecordedScenario& scenario) {
-  const json& r = scenario.result;
-  if (!r.is_object())
-    throw DeriveError("your recording's scenario '" + scenario.name + "' has no result");
-  const auto number = [&](const char* key) -> std::optional<double> {
-    const json value = r.value(key, json());
-    if (value.is_null()) return std::nullopt;
-    if (!value.is_number()) {
-      throw DeriveError("your recording's scenario '" + scenario.name + "' has a result." + key +
-                        " that is not a number");
-    }
-    return value.get<double>();
-  };
+// A recorded result as the report reads it (scenario_summary.h's from_json).
+report::ScenarioResult recorded_result(const RecordedScenario& scenario) {
   report::ScenarioResult result;
-  result.wall_s = number("wall_s").value_or(0);
-  result.slowdown = number("slowdown");
-  result.median_step_ms = number("median_step_ms").value_or(0);
-  result.longest_step_ms = number("longest_step_ms");
-  result.steps_completed = static_cast<int>(
-      number("steps_completed").value_or(static_cast<double>(scenario.steps_completed)));
+  try {
+    from_json(scenario.result, result);
+  } catch (const InputError& e) {
+    throw DeriveError("your recording's scenario '" + scenario.name + "': " + e.what());
+  }
   return result;
 }
 
@@ -73,7 +61,7 @@ Value cost_value(const RecordingPath& path, const Recording& rec,
     throw DeriveError("your recording's scenario '" + scenario.name +
                       "' has no baseline to measure its cost against");
   }
-  const auto cost = report::wait_cost(recorded_pace(scenario), recorded_pace(*baseline));
+  const auto cost = report::wait_cost(recorded_result(scenario), recorded_result(*baseline));
   if (!cost) {
     throw DeriveError("your recording's scenario '" + scenario.name +
                       "' has no slowdown to price (did it and " + baseline_name + " complete?)");

@@ -251,11 +251,14 @@ value = "scenario.loss.stall_usd@gpus=1024,usd=30"
 )"));
   run_.build();
   // The fixture's wall times (the consistency check holds them to the
-  // metrics), 10 steps each, loss's longest step 3 s and clean's longest 1 s.
+  // metrics), 10 steps each, loss's longest step 3 s and clean's longest 1 s;
+  // and the fields every recorded result has.
   nlohmann::json& clean = run_.scenario("clean")["result"];
   nlohmann::json& loss = run_.scenario("loss")["result"];
-  clean.update({{"longest_step_ms", 1000.0}, {"steps_completed", 10}});
-  loss.update({{"longest_step_ms", 3000.0}, {"steps_completed", 10}});
+  for (nlohmann::json* result : {&clean, &loss})
+    result->update({{"p99_step_ms", 1.0}, {"comm_share", 0.5}, {"steps_completed", 10}});
+  clean["longest_step_ms"] = 1000.0;
+  loss["longest_step_ms"] = 3000.0;
   const double clean_step_s = clean["wall_s"].get<double>() / 10;
   const double loss_step_s = loss["wall_s"].get<double>() / 10;
   ASSERT_GT(loss_step_s, clean_step_s);
