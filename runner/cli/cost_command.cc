@@ -84,11 +84,6 @@ void check_names(const std::vector<report::ScenarioSummary>& all,
   }
 }
 
-bool wanted(const CostOptions& o, const std::string& name) {
-  const auto& only = o.settings.scenarios;
-  return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
-}
-
 json clusters_json(const report::CostSettings& settings) {
   json clusters = json::array();
   for (double gpus : settings.gpus) {
@@ -159,27 +154,28 @@ void price_run(const CostOptions& o) {
   const std::vector<report::ScenarioSummary> summaries = report::summarize_run(run);
   check_names(summaries, o.settings.scenarios, dir);
 
-  json scenarios = json::array();
-  for (const report::ScenarioSummary& s : summaries) {
-    if (!wanted(o, s.name)) continue;
-    const auto cost = report::wait_cost(s, summaries);
-    if (!cost) {
-      if (!o.settings.scenarios.empty()) {
-        throw InputError(dir + ": scenario '" + s.name +
-                         "' has no slowdown to price (did it and its baseline complete?)");
-      }
-      continue;
+  const std::vector<report::PricedScenario> priced =
+      report::priced_scenarios(summaries, o.settings.scenarios);
+  for (const std::string& name : o.settings.scenarios) {
+    if (std::none_of(priced.begin(), priced.end(),
+                     [&](const auto& p) { return p.summary->name == name; })) {
+      throw InputError(dir + ": scenario '" + name +
+                       "' has no slowdown to price (did it and its baseline complete?)");
     }
+  }
+  json scenarios = json::array();
+  for (const auto& [summary, cost] : priced) {
+    const report::ScenarioSummary& s = *summary;
     json row = {{"name", s.name},
                 {"baseline", s.baseline.value_or("clean")},
                 {"slowdown", *s.result.slowdown},
-                {"step_s", cost->step_s},
-                {"baseline_step_s", cost->baseline_step_s},
-                {"extra_ms", cost->extra_ms},
-                {"steps_per_hour", cost->steps_per_hour},
-                {"idle_s_per_gpu_hour", cost->idle_s_per_gpu_hour},
-                {"stall_ms", cost->stall_ms ? json(*cost->stall_ms) : json(nullptr)}};
-    row.update(priced_json(cost->idle_s_per_gpu_hour, seconds(cost->stall_ms), o.settings));
+                {"step_s", cost.step_s},
+                {"baseline_step_s", cost.baseline_step_s},
+                {"extra_ms", cost.extra_ms},
+                {"steps_per_hour", cost.steps_per_hour},
+                {"idle_s_per_gpu_hour", cost.idle_s_per_gpu_hour},
+                {"stall_ms", cost.stall_ms ? json(*cost.stall_ms) : json(nullptr)}};
+    row.update(priced_json(cost.idle_s_per_gpu_hour, seconds(cost.stall_ms), o.settings));
     scenarios.push_back(row);
   }
   if (scenarios.empty()) {

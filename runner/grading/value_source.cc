@@ -95,7 +95,8 @@ Value sweep_crossing(const RecordingPath& path, const LabDefinition& lab, const 
     if (s.sweep != path.sweep) continue;
     const RecordedScenario* scenario = rec.scenario(s.name);
     if (!scenario) throw DeriveError("your recording has no scenario '" + s.name + "'");
-    const json field = scenario->result.is_object() ? scenario->result.value(path.field, json()) : json();
+    const json field =
+        scenario->result.is_object() ? scenario->result.value(path.field, json()) : json();
     if (field.is_number()) points.emplace_back(s.sweep_value, field.get<double>());
   }
   Value v;  // null: the curve never reaches the level (answer "none")

@@ -25,33 +25,18 @@ const std::locale& grouped() {
 
 std::string gpus_label(double gpus) { return format_count(gpus) + " GPUs"; }
 
-struct Priced {
-  const ScenarioSummary* summary;
-  WaitCost cost;
-};
-
-std::vector<Priced> priced_scenarios(const std::vector<ScenarioSummary>& summaries,
-                                     const std::vector<std::string>& only) {
-  std::vector<Priced> out;
-  for (const ScenarioSummary& s : summaries) {
-    if (!only.empty() && std::find(only.begin(), only.end(), s.name) == only.end()) continue;
-    if (auto cost = wait_cost(s, summaries)) out.push_back({&s, *cost});
-  }
-  return out;
-}
-
-std::string name_column(const std::vector<Priced>& rows) {
+size_t name_width(const std::vector<PricedScenario>& rows) {
   size_t width = 8;
-  for (const Priced& row : rows) width = std::max(width, row.summary->name.size());
-  return std::to_string(width);
+  for (const PricedScenario& row : rows) width = std::max(width, row.summary->name.size());
+  return width;
 }
 
-std::string idle_time_table(const std::vector<Priced>& rows) {
-  const size_t w = std::stoul(name_column(rows));
+std::string idle_time_table(const std::vector<PricedScenario>& rows) {
+  const size_t w = name_width(rows);
   std::string out =
       fmt::format("{:<{}}  {:>7}  {:>9}  {:>9}  {:>8}  {:>9}  {:>19}\n", "scenario", w, "x clean",
                   "ms/step", "clean's", "extra", "steps/h", "idle s per GPU-hour");
-  for (const Priced& row : rows) {
+  for (const PricedScenario& row : rows) {
     const WaitCost& c = row.cost;
     out += fmt::format(
         "{:<{}}  {:>7.2f}  {:>9.0f}  {:>9.0f}  {:>+8.0f}  {:>9}  {:>12} ({:>3.0f}%)\n",
@@ -62,12 +47,12 @@ std::string idle_time_table(const std::vector<Priced>& rows) {
   return out;
 }
 
-std::string dollars_table(const std::vector<Priced>& rows, const CostSettings& settings) {
-  const size_t w = std::stoul(name_column(rows));
+std::string dollars_table(const std::vector<PricedScenario>& rows, const CostSettings& settings) {
+  const size_t w = name_width(rows);
   std::string out = fmt::format("{:<{}}", "idle $ per hour", w + 2);
   for (double gpus : settings.gpus) out += fmt::format("  {:>12}", gpus_label(gpus));
   out += "\n";
-  for (const Priced& row : rows) {
+  for (const PricedScenario& row : rows) {
     out += fmt::format("{:<{}}", row.summary->name, w + 2);
     for (double gpus : settings.gpus) {
       out +=
@@ -79,7 +64,7 @@ std::string dollars_table(const std::vector<Priced>& rows, const CostSettings& s
   out += fmt::format("\n{:<{}}  {:>9}", "worst stall", w, "stall ms");
   for (double gpus : settings.gpus) out += fmt::format("  {:>12}", gpus_label(gpus));
   out += "\n";
-  for (const Priced& row : rows) {
+  for (const PricedScenario& row : rows) {
     if (!row.cost.stall_ms) continue;
     out += fmt::format("{:<{}}  {:>9.0f}", row.summary->name, w, *row.cost.stall_ms);
     for (double gpus : settings.gpus) {
@@ -116,7 +101,7 @@ std::string format_cluster_cost(const CostSettings& settings) {
 
 std::string format_cost_table(const std::vector<ScenarioSummary>& summaries,
                               const CostSettings& settings) {
-  const std::vector<Priced> rows = priced_scenarios(summaries, settings.scenarios);
+  const std::vector<PricedScenario> rows = priced_scenarios(summaries, settings.scenarios);
   if (rows.empty()) return "";
   return fmt::format(
       "What waiting costs at ${:g} per GPU-hour. Every GPU waits at the same barrier, so each\n"
@@ -124,7 +109,8 @@ std::string format_cost_table(const std::vector<ScenarioSummary>& summaries,
       "{}\n{}\n{}\n"
       "extra: ms per step above the baseline's (wall time / steps, stalls included); idle s per\n"
       "GPU-hour = extra x steps/h. Worst stall: the longest step after the first minus the\n"
-      "baseline's longest (both carry warm-up), priced as that many seconds of the whole cluster.\n",
+      "baseline's longest (both carry warm-up), priced as that many seconds of the whole "
+      "cluster.\n",
       settings.usd_per_gpu_hour, format_cluster_cost(settings), idle_time_table(rows),
       dollars_table(rows, settings));
 }

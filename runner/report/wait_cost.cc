@@ -33,4 +33,14 @@ std::optional<WaitCost> wait_cost(const ScenarioSummary& scenario,
   return std::nullopt;
 }
 
+std::vector<PricedScenario> priced_scenarios(const std::vector<ScenarioSummary>& summaries,
+                                             const std::vector<std::string>& only) {
+  std::vector<PricedScenario> out;
+  for (const ScenarioSummary& s : summaries) {
+    if (!only.empty() && std::find(only.begin(), only.end(), s.name) == only.end()) continue;
+    if (auto cost = wait_cost(s, summaries)) out.push_back({&s, *cost});
+  }
+  return out;
+}
+
 }  // namespace fabriclab::runner::report

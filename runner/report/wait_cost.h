@@ -22,6 +22,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "runner/report/scenario_summary.h"
 
@@ -43,5 +45,15 @@ std::optional<WaitCost> wait_cost(const ScenarioResult& scenario, const Scenario
 // `baseline`, else "clean") found among `summaries`.
 std::optional<WaitCost> wait_cost(const ScenarioSummary& scenario,
                                   const std::vector<ScenarioSummary>& summaries);
+
+// A scenario of `summaries` that has a cost, with it.
+struct PricedScenario {
+  const ScenarioSummary* summary;
+  WaitCost cost;
+};
+// Every scenario that has a cost, in run order; only those named in `only`
+// when it is not empty. Points into `summaries`.
+std::vector<PricedScenario> priced_scenarios(const std::vector<ScenarioSummary>& summaries,
+                                             const std::vector<std::string>& only = {});
 
 }  // namespace fabriclab::runner::report
