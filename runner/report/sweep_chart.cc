@@ -2,6 +2,8 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "runner/report/sweep_table.h"
+
 namespace fabriclab::runner::report {
 namespace {
 
@@ -17,13 +19,10 @@ std::string sweep_chart_rows(const std::vector<ScenarioSeries>& series) {
   for (const ScenarioSeries& one : series) {
     if (one.sweep.empty() || (!sweep.empty() && one.sweep != sweep)) continue;
     sweep = one.sweep;
-    const auto job_extra =
-        one.step_slowdown ? std::optional<double>(*one.step_slowdown - 1) : std::nullopt;
-    const auto flow_lost = one.flow_slowdown && *one.flow_slowdown > 0
-                               ? std::optional<double>(1 - 1 / *one.flow_slowdown)
-                               : std::nullopt;
-    rows += fmt::format("{} {} {} {}\n", one.sweep_value, percent_or_nan(job_extra),
-                        percent_or_nan(flow_lost), percent_or_nan(one.flow_retx_share));
+    rows += fmt::format("{} {} {} {}\n", one.sweep_value,
+                        percent_or_nan(job_extra_share(one.step_slowdown)),
+                        percent_or_nan(flow_goodput_lost_share(one.flow_slowdown)),
+                        percent_or_nan(one.flow_retx_share));
   }
   return rows;
 }

@@ -11,18 +11,27 @@ std::string or_dashes(const std::optional<double>& value, const char* format) {
 
 }  // namespace
 
+std::optional<double> job_extra_share(const std::optional<double>& step_slowdown) {
+  if (!step_slowdown) return std::nullopt;
+  return *step_slowdown - 1;
+}
+
+std::optional<double> flow_goodput_lost_share(const std::optional<double>& flow_slowdown) {
+  if (!flow_slowdown || *flow_slowdown <= 0) return std::nullopt;
+  return 1 - 1 / *flow_slowdown;
+}
+
 std::string format_sweep_table(const std::vector<ScenarioSummary>& summaries) {
   std::string rows;
   for (const ScenarioSummary& s : summaries) {
     if (s.sweep.empty()) continue;
     const ScenarioResult& r = s.result;
-    const auto extra =
-        r.step_slowdown ? std::optional<double>((*r.step_slowdown - 1) * 100) : std::nullopt;
-    const auto lost = r.flow_slowdown && *r.flow_slowdown > 0
-                          ? std::optional<double>((1 - 1 / *r.flow_slowdown) * 100)
-                          : std::nullopt;
-    const auto resent =
-        r.flow_retx_share ? std::optional<double>(*r.flow_retx_share * 100) : std::nullopt;
+    const auto percent = [](const std::optional<double>& share) {
+      return share ? std::optional<double>(*share * 100) : std::nullopt;
+    };
+    const auto extra = percent(job_extra_share(r.step_slowdown));
+    const auto lost = percent(flow_goodput_lost_share(r.flow_slowdown));
+    const auto resent = percent(r.flow_retx_share);
     rows += fmt::format("{:<12} {:>7} {:<10} {:>7.1f} {:>7} {:>7} {:>9} {:>10} {:>9}\n", s.name,
                         fmt::format("{}", s.sweep_value), status_word(s), r.median_step_ms,
                         or_dashes(r.step_slowdown, "{:.2f}"), or_dashes(extra, "{:+.1f}"),

@@ -8,12 +8,19 @@
 // is missing. The inputs of lab 07's exercises, not their answers.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/report/scenario_summary.h"
 
 namespace fabriclab::runner::report {
+
+// What a point cost, as shares (0.25 = 25%), for the table and the chart:
+// the job's extra step time, step_slowdown - 1, and the goodput the flow
+// lost, 1 - 1/flow_slowdown; nullopt when not measured.
+std::optional<double> job_extra_share(const std::optional<double>& step_slowdown);
+std::optional<double> flow_goodput_lost_share(const std::optional<double>& flow_slowdown);
 
 // "" when no scenario is a sweep point.
 std::string format_sweep_table(const std::vector<ScenarioSummary>& summaries);
