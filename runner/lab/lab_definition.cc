@@ -467,12 +467,12 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     throw input_error_at(lab_toml, 1, "expected at least one [[scenario]] or [[sweep]]");
   }
   std::set<std::string> names;
+  const size_t written = tables.size() - points.size();  // then the sweeps' points
   for (size_t i = 0; i < tables.size(); ++i) {
     const toml::table* t = tables[i];
     ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick_table);
     read_scenario_workload(r, *t, lab, s);
     s.baseline = r.string_at(*t, "baseline", false);
-    const size_t written = tables.size() - points.size();
     if (i >= written) {
       s.sweep = points[i - written].sweep;
       s.sweep_value = points[i - written].value;
