@@ -50,15 +50,17 @@ class SweepReader {
     return out;
   }
 
-  // The per-link settings the sweep sets, each a template with {}.
+  // The per-link settings the sweep sets: at least one a template with {}
+  // for the value; the others are the same at every point (e.g. a sysctl
+  // that holds for the whole sweep beside the swept impairment).
   std::vector<std::pair<std::string, std::string>> templates() const {
     std::vector<std::pair<std::string, std::string>> out;
+    bool swept = false;
     for (const std::string& key : link_setting_keys()) {
       if (!t_.get(key)) continue;
       const auto text = t_[key].value<std::string>();
       if (!text) fail(key, "expected a string");
-      if (text->find(kPlaceholder) == std::string::npos)
-        fail(key, "expected the swept value's place marked {} (e.g. \"loss {}%\")");
+      swept = swept || text->find(kPlaceholder) != std::string::npos;
       out.emplace_back(key, *text);
     }
     if (out.empty()) {
@@ -66,6 +68,9 @@ class SweepReader {
       for (const std::string& k : link_setting_keys()) keys += (keys.empty() ? "" : ", ") + k;
       fail("name", "sets nothing: give a per-link setting with {} for the value (" + keys + ")");
     }
+    if (!swept)
+      fail(out.front().first,
+           "expected the swept value's place marked {} in one per-link setting (e.g. \"loss {}%\")");
     return out;
   }
 

@@ -9,6 +9,7 @@
 //   name = "loss"                    # points are named loss-0, loss-0p1, ...
 //   values = [0, 0.1, 0.5, 1, 2, 5]  # ascending, distinct, >= 0
 //   impair = "loss {}%"              # any per-link setting; {} = the value
+//   sysctl = "net.ipv4.tcp_sack=0"   # others without {}: the same at every point
 //   links = ["seed:lossy_rank"]
 //   baseline = 0                     # the point the others' slowdowns are against (default: the
 //   first)

@@ -59,6 +59,17 @@ TEST_F(SweepTest, BaselineUnitAndQuickProbe) {
   EXPECT_EQ(lab.scenarios[1].flow_probe_s, 1);
 }
 
+TEST_F(SweepTest, ASettingWithoutThePlaceholderHoldsAtEveryPoint) {
+  const LabDefinition lab = load_lab(write(
+      std::string(kSweep) + "sysctl = \"net.ipv4.tcp_sack=0 net.ipv4.tcp_recovery=0\"\n"));
+  ASSERT_EQ(lab.scenarios.size(), 3u);
+  for (const ScenarioDefinition& point : lab.scenarios) {
+    EXPECT_EQ(point.link_settings.at("sysctl"), "net.ipv4.tcp_sack=0 net.ipv4.tcp_recovery=0");
+    EXPECT_EQ(point.links, (std::vector<std::string>{"seed:lossy_rank"}));
+  }
+  EXPECT_EQ(lab.scenarios[2].impair(), "loss 2%");
+}
+
 TEST_F(SweepTest, BadSweepsNameTheirLine) {
   const std::string head = "[[sweep]]\nname = \"loss\"\n";  // lines 6, 7
   EXPECT_NE(
@@ -79,6 +90,10 @@ TEST_F(SweepTest, BadSweepsNameTheirLine) {
             std::string::npos);
   EXPECT_NE(error(head + "values = []\n").find("key 'values'"), std::string::npos);
   EXPECT_NE(error(head + "values = [1]\n").find("sets nothing"), std::string::npos);
+  // Settings, but none swept: the line of the first in link_setting_keys().
+  EXPECT_NE(error(head + "values = [1]\nsysctl = \"net.ipv4.tcp_sack=0\"\nimpair = \"loss 1%\"\n")
+                .find("lab.toml:10: key 'impair'"),
+            std::string::npos);
   EXPECT_NE(
       error("[[scenario]]\nname = \"loss-1\"\n" + head + "values = [1]\nimpair = \"loss {}%\"\n")
           .find("defined twice"),

@@ -51,9 +51,22 @@ TEST(SweepReport, ChartRowsAreCostsInPercentAndSkipOtherScenarios) {
   ScenarioSeries stalled;
   stalled.sweep = "loss";
   stalled.sweep_value = 5;
-  EXPECT_EQ(sweep_chart_rows({clean, half, stalled}), "0.5 50.00 20.00 0.50\n5 NaN NaN NaN\n");
-  EXPECT_EQ(sweep_chart_rows({clean}), "");
-  EXPECT_NE(sweep_chart_script({half}, "t", "sweep.svg").find("$sweep << EOD"), std::string::npos);
+  ScenarioSeries other;
+  other.sweep = "gbn";
+  other.sweep_value = 1;
+  other.step_slowdown = 4;
+  EXPECT_EQ(sweep_chart_rows({clean, half, other, stalled}, "loss"),
+            "0.5 50.00 20.00 0.50\n5 NaN NaN NaN\n");
+  EXPECT_EQ(sweep_chart_rows({clean, half, other, stalled}, "gbn"), "1 300.00 NaN NaN\n");
+  EXPECT_EQ(sweep_chart_rows({clean}, "loss"), "");
+  EXPECT_EQ(sweep_names({clean, half, other, stalled}), (std::vector<std::string>{"loss", "gbn"}));
+  // One data block and one colour per sweep.
+  const std::string script = sweep_chart_script({half, other}, "t", "sweep.svg");
+  EXPECT_NE(script.find("$sweep0 << EOD\n# loss:"), std::string::npos);
+  EXPECT_NE(script.find("$sweep1 << EOD\n# gbn:"), std::string::npos);
+  EXPECT_NE(script.find("'gbn: job, extra step time %'"), std::string::npos);
+  EXPECT_NE(sweep_chart_script({clean}, "t", "sweep.svg").find("$sweep0 << EOD"),
+            std::string::npos);
 }
 
 TEST(SweepReport, TableShowsThePointsOnly) {
