@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 
 #include "common/input_error.h"
 #include "runner/report/wire_bytes.h"
@@ -171,8 +172,11 @@ ScenarioResult summarize_scenario(const std::vector<json>& events, const WireByt
   for (const auto& [step, ms] : slowest_step_ms) step_ms.push_back(ms);
   result.median_step_ms = median_of(step_ms);
   result.p99_step_ms = percentile_nearest_rank(step_ms, 99);
-  if (step_ms.size() > 1)  // slowest_step_ms is ordered by step: [0] is the first
+  if (step_ms.size() > 1) {  // slowest_step_ms is ordered by step: [0] is the first
     result.longest_step_ms = *std::max_element(step_ms.begin() + 1, step_ms.end());
+    result.mean_step_ms = std::accumulate(step_ms.begin() + 1, step_ms.end(), 0.0) /
+                          static_cast<double>(step_ms.size() - 1);
+  }
   std::vector<double> network;
   for (const auto& [step, ms] : network_ms) network.push_back(ms);
   result.median_network_ms = median_of(network);
@@ -257,9 +261,9 @@ void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::strin
     // The flow's slowdown on the same link against the same baseline.
     if (base && r.flow_gbps && base->result.flow_gbps && *r.flow_gbps > 0)
       summary.result.flow_slowdown = *base->result.flow_gbps / *r.flow_gbps;
-    if (base && summary.status == rundir::ScenarioStatus::kCompleted &&
-        base->result.median_step_ms > 0 && r.median_step_ms > 0)
-      summary.result.step_slowdown = r.median_step_ms / base->result.median_step_ms;
+    if (base && summary.status == rundir::ScenarioStatus::kCompleted && base->result.mean_step_ms &&
+        *base->result.mean_step_ms > 0 && r.mean_step_ms && *r.mean_step_ms > 0)
+      summary.result.step_slowdown = *r.mean_step_ms / *base->result.mean_step_ms;
     // The job's extra step time against the share of bytes the flow sent twice.
     if (summary.result.step_slowdown && r.flow_retx_share && *r.flow_retx_share > 0 &&
         summary.name != baseline)
@@ -354,6 +358,7 @@ void to_json(json& out, const ScenarioResult& result) {
              {"median_step_ms", result.median_step_ms},
              {"p99_step_ms", result.p99_step_ms},
              {"longest_step_ms", optional(result.longest_step_ms)},
+             {"mean_step_ms", optional(result.mean_step_ms)},
              {"median_network_ms", optional(result.median_network_ms)},
              {"comm_share", result.comm_share},
              {"final_loss", optional(result.final_loss)},
@@ -412,6 +417,7 @@ void from_json(const json& in, ScenarioResult& result) {
   result.median_step_ms = required("median_step_ms");
   result.p99_step_ms = required("p99_step_ms");
   result.longest_step_ms = optional("longest_step_ms");
+  result.mean_step_ms = optional("mean_step_ms");
   result.median_network_ms = optional("median_network_ms");
   result.comm_share = required("comm_share");
   result.final_loss = optional("final_loss");

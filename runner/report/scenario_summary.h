@@ -10,7 +10,9 @@
 //   median_step_ms is the median of those (mean of the two middle ones for an
 //   even count); p99_step_ms is the nearest-rank 99th percentile
 //   (the ceil(0.99 n)-th smallest); longest_step_ms is the longest after
-//   the first step (the first carries the warm-up).
+//   the first step (the first carries the warm-up) and mean_step_ms the
+//   mean of those after the first: what the job pays per step, its rare
+//   long steps (a retransmission timeout) included, which a median hides.
 // - median_network_ms: the network's own time per step. For each step number,
 //   the smallest comm_ms over ranks: the rank that reached the allreduce last
 //   waited only for the network, the others also for it. Then the median over
@@ -64,6 +66,7 @@ struct ScenarioResult {
   // The longest of those after the first (which carries the warm-up): the
   // worst stall; null with fewer than two steps.
   std::optional<double> longest_step_ms;
+  std::optional<double> mean_step_ms;
   std::optional<double> median_network_ms;  // null in recordings from before it
   double comm_share = 0;
   std::optional<double> final_loss;
@@ -94,8 +97,9 @@ struct ScenarioResult {
   // flow's goodput over the scenario's impaired link and the share of its
   // bytes it sent twice (retransmits x MSS / bytes sent). Set by
   // compute_slowdowns(), against the same baseline as slowdown:
-  //   step_slowdown = median_step_ms / the baseline's: the job's step time
-  //                   (its first step's warm-up left out, unlike slowdown)
+  //   step_slowdown = mean_step_ms / the baseline's: the job's step time
+  //                   (its first step's warm-up left out, unlike slowdown;
+  //                   its timeouts in, unlike a median)
   //   flow_slowdown = the baseline's flow_gbps / this one's
   //   amplification = (step_slowdown - 1) / flow_retx_share: the job's extra
   //                   step time per unit of the flow's resent share (null for

@@ -73,8 +73,9 @@ std::string sweep_chart_script(const std::vector<ScenarioSeries>& series, const 
   }
   return script_preamble(svg_name, title) + blocks + "set xlabel " + gnuplot_quote(xlabel) +
          "\n"
-         "set ylabel '% cost'\n"
-         "set yrange [0:*]\n"
+         "set ylabel '% cost (log scale; below 1% not drawn)'\n"
+         "set logscale y\n"
+         "set yrange [1:*]\n"
          "set key top left\n" +
          plot + "     100 with lines dt 2 lc rgb '#888888' title 'step time doubled'\n";
 }

@@ -5,7 +5,9 @@
 //   one flow     goodput it lost on the same link, (1 - 1 / flow_slowdown) x 100  (dashed)
 //   one flow     share of its bytes it sent twice, flow_retx_share x 100          (dotted)
 // (runner/scenario/flow_probe.h), one colour per sweep, and a grey dashed
-// line at 100%: step time doubled. Lab 07's curves. Points without a value
+// line at 100%: step time doubled. The y axis is logarithmic from 1%: a
+// go-back-N sweep's 1000% and a flow's 0.5% resent share on one chart; a
+// cost below 1% (or a negative one, the run's noise) is not drawn. Lab 07's curves. Points without a value
 // (a stalled scenario, no probe) are left out of that line. Data inline;
 // pure functions.
 #pragma once

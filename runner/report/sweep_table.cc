@@ -32,8 +32,8 @@ std::string format_sweep_table(const std::vector<ScenarioSummary>& summaries) {
     const auto extra = percent(job_extra_share(r.step_slowdown));
     const auto lost = percent(flow_goodput_lost_share(r.flow_slowdown));
     const auto resent = percent(r.flow_retx_share);
-    rows += fmt::format("{:<12} {:>7} {:<10} {:>7.1f} {:>7} {:>7} {:>9} {:>10} {:>9}\n", s.name,
-                        fmt::format("{}", s.sweep_value), status_word(s), r.median_step_ms,
+    rows += fmt::format("{:<12} {:>7} {:<10} {:>7} {:>7} {:>7} {:>9} {:>10} {:>9}\n", s.name,
+                        fmt::format("{}", s.sweep_value), status_word(s), or_dashes(r.mean_step_ms, "{:.1f}"),
                         or_dashes(r.step_slowdown, "{:.2f}"), or_dashes(extra, "{:+.1f}"),
                         or_dashes(r.flow_gbps, "{:.3f}"), or_dashes(lost, "{:.0f}"),
                         or_dashes(resent, "{:.2f}"));
@@ -44,7 +44,7 @@ std::string format_sweep_table(const std::vector<ScenarioSummary>& summaries) {
                   "status", "step ms", "x base", "job +%", "flow Gb/s", "goodput -%", "resent %");
   return "The sweep: the job beside one TCP flow on the same link\n\n" + header +
          std::string(header.size() - 1, '-') + "\n" + rows +
-         "\nstep ms: the job's median step time (slowest rank).  x base: step ms / the sweep\n"
+         "\nstep ms: the job's mean step time after the first (slowest rank).  x base: step ms / the sweep\n"
          "baseline's.  job +%: the job's extra step time.\n"
          "flow: one iperf3 TCP flow over the same impaired link after the job (runner/scenario/\n"
          "flow_probe.h).  goodput -%: the goodput it lost against the baseline's flow.\n"

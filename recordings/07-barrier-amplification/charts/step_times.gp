@@ -17,11 +17,16 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [100.095:1135.109]
-set ytics (200, 500, 1000)
+set yrange [94.337:3670.631]
+set ytics (100, 200, 500, 1000, 2000)
 plot 'loss-0.dat' using 1:4 with lines linewidth 2 title 'loss-0: 0% loss on one link', \
      'loss-0p1.dat' using 1:4 with lines linewidth 2 title 'loss-0p1: 0.1% loss on one link', \
      'loss-0p5.dat' using 1:4 with lines linewidth 2 title 'loss-0p5: 0.5% loss on one link', \
      'loss-1.dat' using 1:4 with lines linewidth 2 title 'loss-1: 1% loss on one link', \
      'loss-2.dat' using 1:4 with lines linewidth 2 title 'loss-2: 2% loss on one link', \
-     'loss-5.dat' using 1:4 with lines linewidth 2 title 'loss-5: 5% loss on one link'
+     'loss-5.dat' using 1:4 with lines linewidth 2 title 'loss-5: 5% loss on one link', \
+     'gbn-0.dat' using 1:4 with lines linewidth 2 title 'gbn-0: 0% loss, go-back-N recovery', \
+     'gbn-0p1.dat' using 1:4 with lines linewidth 2 title 'gbn-0p1: 0.1% loss, go-back-N recovery', \
+     'gbn-0p5.dat' using 1:4 with lines linewidth 2 title 'gbn-0p5: 0.5% loss, go-back-N recovery', \
+     'gbn-1.dat' using 1:4 with lines linewidth 2 title 'gbn-1: 1% loss, go-back-N recovery', \
+     'gbn-2.dat' using 1:4 with lines linewidth 2 title 'gbn-2: 2% loss, go-back-N recovery'

@@ -13,20 +13,33 @@ set title 'lab 07: what each swept value cost (%): the job against one TCP flow 
 if (exists("text_mode")) { set key below }
 set border 3
 set tics nomirror
-$sweep << EOD
-# value job_extra_pct flow_goodput_lost_pct flow_resent_pct
-0 0.00 0.00 0.01
-0.1 -8.39 17.26 0.14
-0.5 3.84 40.35 0.52
-1 4.85 44.47 1.04
-2 38.49 66.17 2.09
-5 298.83 95.32 5.65
+$sweep0 << EOD
+# loss: value job_extra_pct flow_goodput_lost_pct flow_resent_pct
+0 0.00 0.00 0.00
+0.1 9.76 21.85 0.17
+0.5 21.00 47.53 0.58
+1 54.19 52.73 1.02
+2 91.66 63.76 2.08
+5 319.45 92.49 5.63
 EOD
-set xlabel 'swept value (loss)'
-set ylabel '% cost'
-set yrange [0:*]
+$sweep1 << EOD
+# gbn: value job_extra_pct flow_goodput_lost_pct flow_resent_pct
+0 0.00 0.00 0.00
+0.1 40.48 35.42 0.10
+0.5 131.21 80.91 0.71
+1 317.55 89.55 1.36
+2 1146.63 98.19 2.54
+EOD
+set xlabel 'swept value (loss, gbn)'
+set ylabel '% cost (log scale; below 1% not drawn)'
+set logscale y
+set yrange [1:*]
 set key top left
-plot $sweep using 1:2 with linespoints lw 2 pt 7 lc rgb '#c0392b' title 'job: extra step time %', \
-     $sweep using 1:3 with linespoints lw 2 pt 5 lc rgb '#2980b9' title 'one flow: goodput lost %', \
-     $sweep using 1:4 with linespoints lw 2 pt 9 lc rgb '#27ae60' title 'one flow: bytes resent %', \
+plot \
+     $sweep0 using 1:2 with linespoints lw 2 pt 7 lc rgb '#c0392b' title 'loss: job, extra step time %', \
+     $sweep0 using 1:3 with linespoints lw 2 dt 2 pt 5 lc rgb '#c0392b' title 'loss: one flow, goodput lost %', \
+     $sweep0 using 1:4 with linespoints lw 2 dt 3 pt 9 lc rgb '#c0392b' title 'loss: one flow, bytes resent %', \
+     $sweep1 using 1:2 with linespoints lw 2 pt 7 lc rgb '#2980b9' title 'gbn: job, extra step time %', \
+     $sweep1 using 1:3 with linespoints lw 2 dt 2 pt 5 lc rgb '#2980b9' title 'gbn: one flow, goodput lost %', \
+     $sweep1 using 1:4 with linespoints lw 2 dt 3 pt 9 lc rgb '#2980b9' title 'gbn: one flow, bytes resent %', \
      100 with lines dt 2 lc rgb '#888888' title 'step time doubled'

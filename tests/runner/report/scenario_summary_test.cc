@@ -36,6 +36,12 @@ TEST(ScenarioSummary, StepTimesAreTheSlowestRankPerStep) {
   const ScenarioResult result = summarize_scenario(two_rank_events());
   EXPECT_DOUBLE_EQ(result.median_step_ms, 120.0);  // (110 + 130) / 2
   EXPECT_DOUBLE_EQ(result.p99_step_ms, 400.0);     // ceil(0.99 * 4) = 4th of 4
+  // The slowest per step: 105, 110, 130, 400. The mean leaves the first
+  // out and keeps the long last step a median hides.
+  ASSERT_TRUE(result.mean_step_ms);
+  EXPECT_DOUBLE_EQ(*result.mean_step_ms, (110.0 + 130 + 400) / 3);
+  EXPECT_DOUBLE_EQ(*nlohmann::json(result).get<ScenarioResult>().mean_step_ms,
+                   *result.mean_step_ms);
 }
 
 TEST(ScenarioSummary, NetworkTimeIsTheLastArrivingRanksWaitPerStep) {
