@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "netem/spec_parse.h"
 #include "netem/tc_words.h"
@@ -126,7 +127,7 @@ class PortSpecParser : private TcWords {
 
   PortSpec s_;
   std::map<std::string, size_t> seen_;
-  size_t policy_at_ = 0;  // 0: none given (word 0 is never a policy... see policy())
+  std::optional<size_t> policy_at_;  // where the policy word is, if given
   bool single_threshold_ = false;
 };
 
