@@ -1,0 +1,129 @@
+// The switch model (netem/queue/switch_model.h): a port drains at its rate;
+// tail drop, RED/DCQCN and DCTCP marking on the depth found; PFC-like pause
+// with head-of-line blocking. Times in ns; 8 Mbit/s drains a byte per us.
+#include "netem/queue/switch_model.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace fabriclab::netem {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+std::map<uint64_t, SwitchVerdict::Kind> by_token(const std::vector<SwitchVerdict>& verdicts) {
+  std::map<uint64_t, SwitchVerdict::Kind> out;
+  for (const SwitchVerdict& v : verdicts) out[v.token] = v.kind;
+  return out;
+}
+
+TEST(SwitchModel, TailDropDrainsAtTheRateAndDropsWhatOverflows) {
+  SwitchModel sw({parse_port_spec("rate 8mbit limit 3000 taildrop")}, 1, 1);
+  for (uint64_t t = 1; t <= 5; ++t) sw.arrive(0, {t, 0, 0, 1000, true});
+  auto now = sw.take(0);
+  ASSERT_EQ(now.size(), 2u);  // 4 and 5 found 3000 bytes queued: dropped at once
+  EXPECT_EQ(now[0].token, 4u);
+  EXPECT_EQ(now[0].kind, SwitchVerdict::kDrop);
+  EXPECT_EQ(sw.next_departure_ns(), 1 * kMs);  // 1000 bytes at a byte per us
+  EXPECT_TRUE(sw.take(1 * kMs - 1).empty());
+  EXPECT_EQ(by_token(sw.take(1 * kMs)), (std::map<uint64_t, SwitchVerdict::Kind>{{1, SwitchVerdict::kAccept}}));
+  EXPECT_EQ(sw.take(3 * kMs).size(), 2u);
+  const PortCounters c = sw.port_counters(0, 3 * kMs);
+  EXPECT_EQ(c.packets, 3u);
+  EXPECT_EQ(c.dropped, 2u);
+  EXPECT_EQ(c.depth_max_bytes, 3000u);
+  EXPECT_EQ(c.depth_bytes, 0u);
+}
+
+TEST(SwitchModel, RedMarksNothingBelowKminSomeBetweenAllAboveKmax) {
+  // 100-byte packets into a port too slow to drain meanwhile: packet n finds n x 100 bytes.
+  SwitchModel sw({parse_port_spec("rate 8kbit limit 100kb ecn kmin 10kb kmax 20kb pmax 0.5")}, 1, 7);
+  for (uint64_t n = 0; n < 300; ++n) sw.arrive(0, {n, 0, 0, 100, true});
+  sw.take(0);
+  // Left after all of them: ~1 s each at 1000 bytes/s.
+  const auto verdicts = by_token(sw.take(100'000 * kMs));
+  int below = 0, between = 0, above = 0;
+  for (const auto& [token, kind] : verdicts) {
+    const uint64_t found = token * 100;
+    if (kind != SwitchVerdict::kAcceptCe) continue;
+    (found < 10 * 1024 ? below : found < 20 * 1024 ? between : above)++;
+  }
+  EXPECT_EQ(below, 0);
+  // 102 packets between kmin and kmax, marked with probability 0 .. 0.5: ~25 expected.
+  EXPECT_GT(between, 10);
+  EXPECT_LT(between, 45);
+  EXPECT_EQ(above, 300 - 205);  // found 20,500 bytes and more: every one
+  EXPECT_EQ(sw.port_counters(0, 0).marked, static_cast<uint64_t>(between + above));
+  EXPECT_EQ(sw.port_counters(0, 0).dropped, 0u);
+}
+
+TEST(SwitchModel, WhatCannotBeMarkedIsDroppedAndDctcpHasOneThreshold) {
+  SwitchModel sw({parse_port_spec("rate 8kbit limit 100kb ecn k 2kb")}, 1, 1);
+  for (uint64_t n = 0; n < 40; ++n) sw.arrive(0, {n, 0, 0, 100, /*ect=*/n % 2 == 0});
+  const auto verdicts = by_token(sw.take(100'000 * kMs));
+  for (const auto& [token, kind] : verdicts) {
+    if (token * 100 < 2048) {
+      EXPECT_EQ(kind, SwitchVerdict::kAccept) << token;
+    } else {
+      EXPECT_EQ(kind, token % 2 == 0 ? SwitchVerdict::kAcceptCe : SwitchVerdict::kDrop) << token;
+    }
+  }
+}
+
+TEST(SwitchModel, LosslessPausesTheUpstreamAndItsOtherTrafficWaitsToo) {
+  // Port 0 is slow and congested by ingress 0; port 1 is idle and fast.
+  SwitchModel sw({parse_port_spec("rate 8mbit limit 10kb lossless xoff 3000 xon 1000"),
+                  parse_port_spec("rate 8gbit limit 10kb taildrop")},
+                 2, 1);
+  for (uint64_t t = 1; t <= 4; ++t) sw.arrive(0, {t, 0, 0, 1000, true});  // 4000 > xoff
+  EXPECT_EQ(sw.ingress_counters(0, 0).pauses, 1u);
+  sw.arrive(10, {100, /*ingress=*/0, /*port=*/1, 1000, true});   // the victim: same ingress
+  sw.arrive(10, {200, /*ingress=*/1, /*port=*/1, 1000, true});   // another ingress: not paused
+  auto early = by_token(sw.take(1 * kMs));
+  EXPECT_EQ(early.count(200), 1u);  // left port 1 after 1 us
+  EXPECT_EQ(early.count(100), 0u);  // held at its ingress
+  EXPECT_EQ(sw.ingress_counters(0, 1 * kMs).holding, 1u);
+  // Port 0 falls below xon only when its 4th packet has left, at 4 ms.
+  EXPECT_EQ(by_token(sw.take(4 * kMs - 1)).count(100), 0u);
+  auto later = by_token(sw.take(4 * kMs + 2000));
+  EXPECT_EQ(later.count(4), 1u);
+  EXPECT_EQ(later.count(100), 1u);
+  EXPECT_EQ(sw.port_counters(0, 5 * kMs).pauses, 1u);
+  EXPECT_EQ(sw.port_counters(0, 5 * kMs).paused_ns, 4 * kMs);
+  EXPECT_EQ(sw.ingress_counters(0, 5 * kMs).paused_ns, 4 * kMs - 0);
+  EXPECT_EQ(sw.ingress_counters(1, 5 * kMs).pauses, 0u);
+  EXPECT_EQ(sw.port_counters(0, 5 * kMs).dropped + sw.port_counters(1, 5 * kMs).dropped, 0u);
+}
+
+TEST(SwitchModel, LosslessNeverDropsAndHeldPacketsKeepTheirOrder) {
+  SwitchModel sw({parse_port_spec("rate 8mbit limit 4kb lossless xoff 2000 xon 1000")}, 1, 1);
+  for (uint64_t t = 0; t < 50; ++t) sw.arrive(static_cast<int64_t>(t) * 1000, {t, 0, 0, 1000, true});
+  std::vector<uint64_t> order;
+  for (const SwitchVerdict& v : sw.take(1000 * kMs)) {
+    EXPECT_EQ(v.kind, SwitchVerdict::kAccept);
+    order.push_back(v.token);
+  }
+  ASSERT_EQ(order.size(), 50u);
+  for (uint64_t t = 0; t < 50; ++t) EXPECT_EQ(order[t], t);
+  const PortCounters c = sw.port_counters(0, 1000 * kMs);
+  EXPECT_EQ(c.dropped, 0u);
+  EXPECT_GT(c.pauses, 1u);  // paused, resumed, paused again as the held ones entered
+  EXPECT_LE(c.depth_max_bytes, 3000u);
+}
+
+TEST(SwitchModel, DepthPercentilesAndWindowMax) {
+  SwitchModel sw({parse_port_spec("rate 8mbit limit 64kb taildrop")}, 1, 1);
+  for (uint64_t t = 0; t < 10; ++t) sw.arrive(0, {t, 0, 0, 1000, true});  // found 0 .. 9000
+  const PortCounters c = sw.port_counters(0, 0);
+  EXPECT_EQ(c.depth_max_bytes, 10000u);
+  EXPECT_EQ(c.depth_p50_bytes, 4096u);  // the 5th of 10 found 4000: its KiB bucket's top
+  EXPECT_EQ(c.depth_p99_bytes, 9216u);  // the 10th found 9000
+  EXPECT_EQ(sw.take_window_max(0), 10000u);
+  sw.take(20 * kMs);
+  EXPECT_EQ(sw.take_window_max(0), 10000u);  // this window began at 10000 bytes
+  EXPECT_EQ(sw.take_window_max(0), 0u);      // drained since
+}
+
+}  // namespace
+}  // namespace fabriclab::netem
