@@ -10,7 +10,6 @@
 #include <libnftnl/table.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
-#include <linux/netfilter/xt_NFQUEUE.h>
 #include <net/if.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -25,10 +24,19 @@
 
 #include "common/input_error.h"
 #include "common/scoped_netns.h"
+#include "netem/userspace/nft_batch.h"
 
 namespace fabriclab::netem::userspace {
 
 namespace {
+
+using nft::ChainFree;
+using nft::nfqueue_target;
+using nft::RuleFree;
+using nft::Transaction;
+using nft::add_table;
+using nft::open_nft_socket;
+using nft::table_exists;
 
 // Egress: postrouting after filter (0) and srcnat (100), as close to the
 // device's qdisc as netfilter gets. Ingress: prerouting before conntrack
@@ -37,97 +45,6 @@ constexpr int32_t kEgressPriority = 1000;
 constexpr int32_t kIngressPriority = -300;
 
 const char* chain_name(Direction d) { return d == Direction::kEgress ? "egress" : "ingress"; }
-constexpr size_t kBatchBytes = 64 * 1024;
-
-// An nftables transaction: BEGIN, messages, END, sent in one sendmsg; the
-// kernel applies all of it or none of it.
-class Transaction {
- public:
-  explicit Transaction(uint32_t first_seq) : buf_(kBatchBytes), seq_(first_seq) {
-    batch_ = mnl_nlmsg_batch_start(buf_.data(), buf_.size());
-    nftnl_batch_begin(static_cast<char*>(mnl_nlmsg_batch_current(batch_)), seq_++);
-    mnl_nlmsg_batch_next(batch_);
-  }
-  ~Transaction() { mnl_nlmsg_batch_stop(batch_); }
-
-  // Returns the header to fill; last_seq() is its sequence number.
-  nlmsghdr* add(uint16_t type, uint16_t family, uint16_t flags) {
-    last_seq_ = seq_;
-    nlmsghdr* nlh = nftnl_nlmsg_build_hdr(static_cast<char*>(mnl_nlmsg_batch_current(batch_)), type,
-                                          family, flags | NLM_F_ACK, seq_++);
-    return nlh;
-  }
-  void next() { mnl_nlmsg_batch_next(batch_); }
-  uint32_t last_seq() const { return last_seq_; }
-
-  struct Outcome {
-    int error = 0;            // first errno the kernel reported, 0 if none
-    uint32_t failed_seq = 0;  // the message it was about
-  };
-
-  // Sends and collects the replies.
-  Outcome commit(mnl_socket* socket) {
-    Outcome outcome;
-    nftnl_batch_end(static_cast<char*>(mnl_nlmsg_batch_current(batch_)), seq_++);
-    mnl_nlmsg_batch_next(batch_);
-    if (mnl_socket_sendto(socket, mnl_nlmsg_batch_head(batch_), mnl_nlmsg_batch_size(batch_)) < 0) {
-      outcome.error = errno;
-      return outcome;
-    }
-    // The kernel processes the batch inside sendmsg, so every ack and error
-    // is already queued on the socket: read until none is left.
-    std::vector<char> reply(MNL_SOCKET_BUFFER_SIZE * 4);
-    for (;;) {
-      ssize_t n = ::recv(mnl_socket_get_fd(socket), reply.data(), reply.size(), MSG_DONTWAIT);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        break;  // EAGAIN: nothing left
-      }
-      int len = static_cast<int>(n);
-      for (auto* nlh = reinterpret_cast<const nlmsghdr*>(reply.data()); mnl_nlmsg_ok(nlh, len);
-           nlh = mnl_nlmsg_next(nlh, &len)) {
-        if (nlh->nlmsg_type != NLMSG_ERROR) continue;
-        auto* err = static_cast<const nlmsgerr*>(mnl_nlmsg_get_payload(nlh));
-        if (err->error != 0 && outcome.error == 0) {  // error 0 is an ack
-          outcome.error = -err->error;
-          outcome.failed_seq = nlh->nlmsg_seq;
-        }
-      }
-    }
-    return outcome;
-  }
-
- private:
-  std::vector<char> buf_;
-  mnl_nlmsg_batch* batch_ = nullptr;
-  uint32_t seq_;
-  uint32_t last_seq_ = 0;
-};
-
-struct TableFree {
-  void operator()(nftnl_table* t) const { nftnl_table_free(t); }
-};
-struct ChainFree {
-  void operator()(nftnl_chain* c) const { nftnl_chain_free(c); }
-};
-struct RuleFree {
-  void operator()(nftnl_rule* r) const { nftnl_rule_free(r); }
-};
-
-void add_table(Transaction& tx, const std::string& name, int family, bool create) {
-  std::unique_ptr<nftnl_table, TableFree> t(nftnl_table_alloc());
-  nftnl_table_set_str(t.get(), NFTNL_TABLE_NAME, name.c_str());
-  if (create) {
-    // Owned by our netlink socket: the kernel deletes the table when the
-    // socket closes, so even a crashed or killed fabriclab leaves no rule.
-    nftnl_table_set_u32(t.get(), NFTNL_TABLE_FLAGS, NFT_TABLE_F_OWNER);
-  }
-  nlmsghdr* nlh = tx.add(create ? NFT_MSG_NEWTABLE : NFT_MSG_DELTABLE, family,
-                         create ? (NLM_F_CREATE | NLM_F_EXCL) : 0);
-  nftnl_table_nlmsg_build_payload(nlh, t.get());
-  tx.next();
-}
-
 void add_chain(Transaction& tx, const std::string& table, int family, Direction direction) {
   const bool egress = direction == Direction::kEgress;
   std::unique_ptr<nftnl_chain, ChainFree> c(nftnl_chain_alloc());
@@ -186,51 +103,11 @@ void add_rule(Transaction& tx, const std::string& table, int family, Direction d
     add_expr(r.get(), eq);
   }
 
-  // The xtables target, revision 3, as iptables-nft sends it; its info is
-  // XT_ALIGN(sizeof(xt_NFQ_info_v3)) = 8 bytes, owned by the expression.
-  auto* info = static_cast<xt_NFQ_info_v3*>(std::calloc(1, 8));
-  info->queuenum = queue_num;
-  info->queues_total = 1;
-  info->flags = NFQ_FLAG_BYPASS;
-  nftnl_expr* target = nftnl_expr_alloc("target");
-  nftnl_expr_set_str(target, NFTNL_EXPR_TG_NAME, "NFQUEUE");
-  nftnl_expr_set_u32(target, NFTNL_EXPR_TG_REV, 3);
-  nftnl_expr_set(target, NFTNL_EXPR_TG_INFO, info, 8);
-  add_expr(r.get(), target);
+  add_expr(r.get(), nfqueue_target(queue_num));
 
   nlmsghdr* nlh = tx.add(NFT_MSG_NEWRULE, family, NLM_F_CREATE | NLM_F_APPEND);
   nftnl_rule_nlmsg_build_payload(nlh, r.get());
   tx.next();
-}
-
-// True when a table `name` of `family` exists (whoever owns it).
-bool table_exists(mnl_socket* socket, const std::string& name, int family) {
-  std::vector<char> buf(MNL_SOCKET_BUFFER_SIZE * 4);
-  std::unique_ptr<nftnl_table, TableFree> t(nftnl_table_alloc());
-  nftnl_table_set_str(t.get(), NFTNL_TABLE_NAME, name.c_str());
-  const uint32_t seq = 0x7ab1e;
-  nlmsghdr* nlh = nftnl_nlmsg_build_hdr(buf.data(), NFT_MSG_GETTABLE, family, NLM_F_ACK, seq);
-  nftnl_table_nlmsg_build_payload(nlh, t.get());
-  if (mnl_socket_sendto(socket, nlh, nlh->nlmsg_len) < 0) return false;
-  ssize_t n = mnl_socket_recvfrom(socket, buf.data(), buf.size());
-  if (n < 0) return false;
-  // The table itself (NEWTABLE) comes back if it exists, else ENOENT.
-  return mnl_cb_run(buf.data(), n, seq, mnl_socket_get_portid(socket), nullptr, nullptr) >= 0;
-}
-
-mnl_socket* open_nft_socket() {
-  mnl_socket* s = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-  if (s == nullptr) {
-    throw std::runtime_error(std::string("nftables: cannot open netlink socket: ") +
-                             std::strerror(errno));
-  }
-  if (mnl_socket_bind(s, 0, MNL_SOCKET_AUTOPID) < 0) {
-    int err = errno;
-    mnl_socket_close(s);
-    throw std::runtime_error(std::string("nftables: cannot bind netlink socket: ") +
-                             std::strerror(err));
-  }
-  return s;
 }
 
 std::string where(const Target& target) {
