@@ -106,6 +106,7 @@ void SwitchModel::enqueue(int64_t now_ns, const SwitchPacket& packet) {
   if (s.policy == QueuePolicy::kEcn && marks(port)) {
     if (!packet.ect) {  // RED drops what it cannot mark
       ++port.counters.dropped;
+      ++port.counters.unmarkable;
       ready_.push_back({packet.token, SwitchVerdict::kDrop});
       return;
     }

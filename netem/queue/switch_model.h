@@ -53,6 +53,7 @@ struct PortCounters {
   uint64_t packets = 0;  // entered the queue
   uint64_t bytes = 0;
   uint64_t dropped = 0;  // full buffer, or marked but not ECN-capable
+  uint64_t unmarkable = 0;  // of those, the ones not ECN-capable (ecn)
   uint64_t marked = 0;   // CE set
   uint64_t pauses = 0;   // times it passed xoff and paused its upstreams
   int64_t paused_ns = 0;  // time it held upstreams paused (up to now)

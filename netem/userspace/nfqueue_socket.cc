@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
@@ -33,7 +34,7 @@ std::runtime_error queue_error(uint16_t queue, const std::string& what, int err)
 }
 
 struct Delivery {
-  const std::function<void(uint32_t, uint32_t)>* on_packet;
+  const std::function<void(const QueuedPacket&)>* on_packet;
   size_t packets = 0;
 };
 
@@ -42,13 +43,15 @@ int on_message(const nlmsghdr* nlh, void* data) {
   nlattr* attr[NFQA_MAX + 1] = {};
   if (nfq_nlmsg_parse(nlh, attr) < 0 || attr[NFQA_PACKET_HDR] == nullptr) return MNL_CB_OK;
   auto* hdr = static_cast<nfqnl_msg_packet_hdr*>(mnl_attr_get_payload(attr[NFQA_PACKET_HDR]));
-  uint32_t length = 0;
-  if (attr[NFQA_CAP_LEN] != nullptr) {
-    length = ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN]));
-  } else if (attr[NFQA_PAYLOAD] != nullptr) {
-    length = mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]);
+  QueuedPacket packet;
+  packet.id = ntohl(hdr->packet_id);
+  if (attr[NFQA_PAYLOAD] != nullptr) {
+    packet.head = static_cast<const uint8_t*>(mnl_attr_get_payload(attr[NFQA_PAYLOAD]));
+    packet.head_length = mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]);
+    packet.length = packet.head_length;
   }
-  (*delivery->on_packet)(ntohl(hdr->packet_id), length);
+  if (attr[NFQA_CAP_LEN] != nullptr) packet.length = ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN]));
+  (*delivery->on_packet)(packet);
   ++delivery->packets;
   return MNL_CB_OK;
 }
@@ -110,7 +113,7 @@ NfqueueSocket::NfqueueSocket(const Options& options)
     nlmsghdr* nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, queue_num_);
     // COPY_PACKET of 1 byte rather than COPY_META: only then does the kernel
     // report the packet's length (NFQA_CAP_LEN) for the byte counters.
-    nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 1);
+    nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, static_cast<int>(std::max(options.copy_bytes, 1u)));
     nfq_nlmsg_cfg_put_qmaxlen(nlh, options.queue_maxlen);
     mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(NFQA_CFG_F_GSO));
     mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(NFQA_CFG_F_GSO | NFQA_CFG_F_FAIL_OPEN));
@@ -156,6 +159,11 @@ void NfqueueSocket::request(char* buf) {
 }
 
 size_t NfqueueSocket::receive(const std::function<void(uint32_t, uint32_t)>& on_packet) {
+  return receive(std::function<void(const QueuedPacket&)>(
+      [&](const QueuedPacket& packet) { on_packet(packet.id, packet.length); }));
+}
+
+size_t NfqueueSocket::receive(const std::function<void(const QueuedPacket&)>& on_packet) {
   Delivery delivery{&on_packet};
   for (;;) {
     ssize_t n = ::recv(fd(), recv_buf_.data(), recv_buf_.size(), MSG_DONTWAIT);
@@ -172,16 +180,21 @@ size_t NfqueueSocket::receive(const std::function<void(uint32_t, uint32_t)>& on_
   return delivery.packets;
 }
 
-void NfqueueSocket::append(uint16_t type, uint32_t id, uint32_t verdict) {
+void NfqueueSocket::append(uint16_t type, uint32_t id, uint32_t verdict, const uint32_t* mark) {
   if (send_len_ + kMaxVerdictBytes > send_buf_.size()) flush();
   char* at = send_buf_.data() + send_len_;
   nlmsghdr* nlh = nfq_nlmsg_put(at, type, queue_num_);
   nfq_nlmsg_verdict_put(nlh, static_cast<int>(id), static_cast<int>(verdict));
+  if (mark) nfq_nlmsg_verdict_put_mark(nlh, *mark);
   send_len_ += MNL_ALIGN(nlh->nlmsg_len);
 }
 
 void NfqueueSocket::add_verdict(uint32_t packet_id, uint32_t verdict) {
   append(NFQNL_MSG_VERDICT, packet_id, verdict);
+}
+
+void NfqueueSocket::add_verdict_with_mark(uint32_t packet_id, uint32_t verdict, uint32_t mark) {
+  append(NFQNL_MSG_VERDICT, packet_id, verdict, &mark);
 }
 
 void NfqueueSocket::add_batch_verdict(uint32_t max_id, uint32_t verdict) {

@@ -5,7 +5,8 @@
 // Configuration and why:
 //   - copy mode PACKET with a range of 1 byte: we decide from a random model,
 //     never from the bytes, so the kernel copies (almost) no payload -- a
-//     message is ~100 bytes whatever the MTU -- yet reports the length;
+//     message is ~100 bytes whatever the MTU -- yet reports the length; the
+//     switch (switch_worker.h) asks for 20, the IPv4 header it decides by;
 //   - NFQA_CFG_F_GSO: GSO super-packets (up to 64 KB of TCP) are queued whole,
 //     one message and one verdict each, instead of being segmented first --
 //     this is what keeps TCP throughput close to the bare link's;
@@ -36,6 +37,15 @@ struct mnl_socket;
 namespace fabriclab::netem::userspace {
 
 // The kernel's own counters for this queue (/proc/net/netfilter/nfnetlink_queue).
+// One queued packet as the kernel hands it over: its id, its length, and its
+// first bytes (as many as Options::copy_bytes asked for: from the IP header).
+struct QueuedPacket {
+  uint32_t id = 0;
+  uint32_t length = 0;
+  const uint8_t* head = nullptr;
+  uint32_t head_length = 0;
+};
+
 struct KernelQueueCounters {
   uint64_t queue_total = 0;    // packets waiting for a verdict right now
   uint64_t queue_dropped = 0;  // dropped because the queue was full
@@ -49,6 +59,9 @@ class NfqueueSocket {
     uint16_t queues_to_try = 256;
     uint32_t queue_maxlen = 65536;        // packets waiting for a verdict
     int receive_buffer_bytes = 32 << 20;  // kernel-to-us messages not yet read
+    // Bytes of each packet copied to us: 1 when only the length matters (the
+    // smallest copy that still reports it), 20 to read the IPv4 header.
+    uint32_t copy_bytes = 1;
   };
 
   // Opens and binds in the calling thread's current network namespace.
@@ -64,11 +77,16 @@ class NfqueueSocket {
   // on_packet(packet_id, length_bytes) for each queued packet. Returns the
   // number of packets read.
   size_t receive(const std::function<void(uint32_t, uint32_t)>& on_packet);
+  // The same, with each packet's first bytes.
+  size_t receive(const std::function<void(const QueuedPacket&)>& on_packet);
 
   // Appends a verdict (NF_ACCEPT / NF_DROP) for one packet, or for every packet
   // with id <= max_id still waiting (one VERDICT_BATCH message). Sent by flush()
   // or when the buffer fills.
   void add_verdict(uint32_t packet_id, uint32_t verdict);
+  // A verdict that also sets the packet's mark (skb->mark), which later
+  // nftables rules can match.
+  void add_verdict_with_mark(uint32_t packet_id, uint32_t verdict, uint32_t mark);
   void add_batch_verdict(uint32_t max_id, uint32_t verdict);
   void flush();
 
@@ -78,7 +96,7 @@ class NfqueueSocket {
   bool queue_in_use(uint16_t queue) const;  // bound by any socket in this netns
   std::optional<KernelQueueCounters> read_counters(uint16_t queue) const;
   void request(char* buf);  // sends one config message, waits for its ack
-  void append(uint16_t type, uint32_t id, uint32_t verdict);
+  void append(uint16_t type, uint32_t id, uint32_t verdict, const uint32_t* mark = nullptr);
 
   mnl_socket* socket_ = nullptr;
   uint32_t portid_ = 0;

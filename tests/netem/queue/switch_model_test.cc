@@ -69,6 +69,9 @@ TEST(SwitchModel, WhatCannotBeMarkedIsDroppedAndDctcpHasOneThreshold) {
       EXPECT_EQ(kind, token % 2 == 0 ? SwitchVerdict::kAcceptCe : SwitchVerdict::kDrop) << token;
     }
   }
+  const PortCounters c = sw.port_counters(0, 0);
+  EXPECT_GT(c.dropped, 0u);
+  EXPECT_EQ(c.unmarkable, c.dropped);  // none overflowed the 100 kB buffer
 }
 
 TEST(SwitchModel, LosslessPausesTheUpstreamAndItsOtherTrafficWaitsToo) {

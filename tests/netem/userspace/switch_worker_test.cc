@@ -1,0 +1,178 @@
+// The userspace switch (netem/userspace/switch_worker.h) on a real bridge:
+// three hosts on one switch namespace, iperf3 from A to C through a port of
+// 100 Mbit/s, and what the kernels on both ends saw -- the rate, tail drops,
+// CE marks that arrive with a valid checksum and are echoed as ECE, and a
+// lossless port that pauses A instead of dropping.
+#include "netem/userspace/switch_worker.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "tests/support/two_netns.h"
+
+namespace fabriclab::netem::userspace {
+namespace {
+
+using fabriclab::testing::ShellResult;
+using fabriclab::testing::run_shell;
+
+// [a 10.78.0.1] [b .2] [c .3], each eth0 to a port of bridge br0 in [sw].
+class SwitchLab {
+ public:
+  SwitchLab() : prefix_("flsw-" + std::to_string(::getpid())) {
+    std::string script = "set -e\n";
+    script += "ip netns add " + ns("sw") + "\n";
+    script += "ip -n " + ns("sw") + " link add br0 type bridge\n";
+    script += "ip -n " + ns("sw") + " link set br0 up\n";
+    const char* hosts[] = {"a", "b", "c"};
+    for (int i = 0; i < 3; ++i) {
+      const std::string h = hosts[i], n = ns(h);
+      script += "ip netns add " + n + "\n";
+      script += "ip -n " + n + " link add eth0 type veth peer name p" + h + " netns " + ns("sw") + "\n";
+      script += "ip -n " + n + " addr add 10.78.0." + std::to_string(i + 1) + "/24 dev eth0\n";
+      // MTU-sized frames, as the labs' links carry (topology.h): a port queues packets, not 64 kB.
+      script += "ip -n " + n + " link set eth0 gso_max_segs 1 up\n";
+      script += "ip -n " + n + " link set lo up\n";
+      script += "ip -n " + ns("sw") + " link set p" + h + " master br0 gso_max_segs 1 up\n";
+    }
+    const ShellResult built = run_shell(script);
+    if (built.exit_code != 0) {
+      error_ = built.output;
+      return;
+    }
+    switch_fd_ = ::open(("/run/netns/" + ns("sw")).c_str(), O_RDONLY | O_CLOEXEC);
+  }
+  ~SwitchLab() {
+    if (switch_fd_ >= 0) ::close(switch_fd_);
+    run_shell("for n in sw a b c; do ip netns del " + prefix_ + "-$n 2>/dev/null; done");
+  }
+  bool ok() const { return switch_fd_ >= 0; }
+  const std::string& error() const { return error_; }
+  int switch_fd() const { return switch_fd_; }
+  std::string ns(const std::string& host) const { return prefix_ + "-" + host; }
+  ShellResult in(const std::string& host, const std::string& command) const {
+    return run_shell("ip netns exec " + ns(host) + " sh -c '" + command + "'");
+  }
+
+  // iperf3 from a to c for `seconds`; the receiver's goodput in Mbit/s.
+  double iperf_a_to_c(int seconds) const {
+    in("c", "iperf3 -s -1 -D --pidfile /tmp/" + prefix_ + ".pid");
+    ::usleep(300 * 1000);
+    const ShellResult r = in("a", "iperf3 -c 10.78.0.3 -t " + std::to_string(seconds) + " -J");
+    in("c", "kill $(cat /tmp/" + prefix_ + ".pid) 2>/dev/null; rm -f /tmp/" + prefix_ + ".pid");
+    const nlohmann::json j = nlohmann::json::parse(r.output, nullptr, false);
+    if (j.is_discarded() || !j.contains("end")) return -1;
+    return j["end"]["sum_received"]["bits_per_second"].get<double>() / 1e6;
+  }
+
+  // A kernel counter of `host` (nstat's name, e.g. IpExtInCEPkts), since boot of its namespace.
+  long counter(const std::string& host, const std::string& name) const {
+    const ShellResult r = in(host, "nstat -asz " + name);
+    std::istringstream lines(r.output);
+    std::string key;
+    long value = 0;
+    while (lines >> key) {
+      if (key == name && lines >> value) return value;
+    }
+    return -1;
+  }
+
+ private:
+  std::string prefix_;
+  std::string error_;
+  int switch_fd_ = -1;
+};
+
+class SwitchWorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string why = fabriclab::testing::TwoNetns::skip_reason(); !why.empty())
+      GTEST_SKIP() << why;
+    lab_ = std::make_unique<SwitchLab>();
+    if (!lab_->ok()) GTEST_SKIP() << "cannot build the switch lab: " << lab_->error();
+  }
+  std::unique_ptr<SwitchLab> lab_;
+};
+
+TEST_F(SwitchWorkerTest, TailDropDrainsAtThePortRateAndDrops) {
+  SwitchWorker sw(lab_->switch_fd(), {{"10.78.0.3", parse_port_spec("rate 100mbit limit 64kb")}},
+                  {"10.78.0.1", "10.78.0.2"}, 1);
+  const double mbit = lab_->iperf_a_to_c(2);
+  const SwitchCounters c = sw.counters();
+  sw.stop();
+  EXPECT_GT(mbit, 50);
+  EXPECT_LT(mbit, 102);  // the port's rate, frames charged with their Ethernet header
+  EXPECT_GT(c.ports[0].packets, 1000u);
+  EXPECT_GT(c.ports[0].dropped, 0u);  // TCP fills a 64 kB buffer
+  EXPECT_EQ(c.ports[0].marked, 0u);
+  EXPECT_GT(lab_->counter("a", "TcpRetransSegs"), 0);
+}
+
+// The same flow through a shallow tail-drop port, then through the same port
+// marking at one threshold (DCTCP's k), as lab 08 compares them.
+TEST_F(SwitchWorkerTest, EcnMarksInsteadOfDroppingAndTheMarksArriveIntact) {
+  lab_->in("a", "sysctl -qw net.ipv4.tcp_ecn=1");
+  lab_->in("c", "sysctl -qw net.ipv4.tcp_ecn=1");
+  SwitchCounters taildrop, ecn;
+  long taildrop_retransmits, ecn_retransmits;
+  {
+    SwitchWorker sw(lab_->switch_fd(), {{"10.78.0.3", parse_port_spec("rate 100mbit limit 64kb")}},
+                    {"10.78.0.1", "10.78.0.2"}, 1);
+    const long before = lab_->counter("a", "TcpRetransSegs");
+    EXPECT_GT(lab_->iperf_a_to_c(2), 50);
+    taildrop_retransmits = lab_->counter("a", "TcpRetransSegs") - before;
+    taildrop = sw.counters();
+  }
+  {
+    SwitchWorker sw(lab_->switch_fd(),
+                    {{"10.78.0.3", parse_port_spec("rate 100mbit limit 64kb ecn k 8kb")}},
+                    {"10.78.0.1", "10.78.0.2"}, 1);
+    const long before = lab_->counter("a", "TcpRetransSegs");
+    EXPECT_GT(lab_->iperf_a_to_c(2), 50);
+    ecn_retransmits = lab_->counter("a", "TcpRetransSegs") - before;
+    ecn = sw.counters();
+  }
+  std::cout << "taildrop: " << taildrop.ports[0].dropped << " dropped, " << taildrop_retransmits
+            << " retransmits; ecn: " << ecn.ports[0].marked << " marked, " << ecn.ports[0].dropped
+            << " dropped (" << ecn.ports[0].unmarkable << " not ECN-capable), " << ecn_retransmits << " retransmits\n";
+  EXPECT_GT(taildrop.ports[0].dropped, 0u);  // a 64 kB buffer overflows
+  EXPECT_EQ(taildrop.ports[0].marked, 0u);
+  EXPECT_GT(ecn.ports[0].marked, 1000u);
+  // Whether ECN also drops less depends on the traffic: one flow for 2 s
+  // overflows this shallow buffer in its slow start either way, and a
+  // retransmission is never ECN-capable (RFC 3168 6.1.5), so above k it is
+  // dropped, not marked. Lab 08 measures the comparison; here only that
+  // unmarkable drops are counted as such.
+  EXPECT_LE(ecn.ports[0].unmarkable, ecn.ports[0].dropped);
+  // The receiver's kernel: CE-marked packets in, none refused for a bad checksum.
+  EXPECT_GT(lab_->counter("c", "IpExtInCEPkts"), 0);
+  EXPECT_EQ(lab_->counter("c", "IpExtInCsumErrors"), 0);
+  EXPECT_EQ(lab_->counter("c", "IpInHdrErrors"), 0);
+  // The sender's: ACKs that echoed ECE.
+  EXPECT_GT(lab_->counter("a", "TcpExtTCPDeliveredCE"), 0);
+}
+
+TEST_F(SwitchWorkerTest, LosslessPausesTheSenderInsteadOfDropping) {
+  SwitchWorker sw(lab_->switch_fd(),
+                  {{"10.78.0.3", parse_port_spec("rate 100mbit limit 512kb lossless xoff 64kb xon 32kb")}},
+                  {"10.78.0.1", "10.78.0.2"}, 1);
+  const double mbit = lab_->iperf_a_to_c(2);
+  const SwitchCounters c = sw.counters();
+  sw.stop();
+  EXPECT_GT(mbit, 50);
+  EXPECT_EQ(c.ports[0].dropped, 0u);
+  EXPECT_GT(c.ports[0].pauses, 0u);
+  EXPECT_GT(c.ports[0].paused_ns, 0);
+  EXPECT_GT(c.ingresses[0].paused_ns, 0);  // a, the sender, was the one paused
+  EXPECT_EQ(c.ingresses[1].pauses, 0u);    // b sent nothing
+}
+
+}  // namespace
+}  // namespace fabriclab::netem::userspace
