@@ -34,9 +34,9 @@ bool write_setting(const char* path, const std::string& value) {
   return static_cast<bool>(out);
 }
 
-void add_rule(nft::Transaction& tx, const char* chain, const std::vector<nftnl_expr*>& exprs) {
+void add_rule(nft::Transaction& tx, const std::string& table, const char* chain, const std::vector<nftnl_expr*>& exprs) {
   std::unique_ptr<nftnl_rule, nft::RuleFree> r(nftnl_rule_alloc());
-  nftnl_rule_set_str(r.get(), NFTNL_RULE_TABLE, kSwitchTableName);
+  nftnl_rule_set_str(r.get(), NFTNL_RULE_TABLE, table.c_str());
   nftnl_rule_set_str(r.get(), NFTNL_RULE_CHAIN, chain);
   nftnl_rule_set_u32(r.get(), NFTNL_RULE_FAMILY, NFPROTO_IPV4);
   for (nftnl_expr* e : exprs) nftnl_rule_add_expr(r.get(), e);
@@ -46,20 +46,21 @@ void add_rule(nft::Transaction& tx, const char* chain, const std::vector<nftnl_e
 }
 
 // ip daddr ADDRESS queue num N bypass
-void add_port_rule(nft::Transaction& tx, const in_addr& address, uint16_t queue_num) {
-  add_rule(tx, "ports",
+void add_port_rule(nft::Transaction& tx, const std::string& table, const in_addr& address,
+                   uint16_t queue_num) {
+  add_rule(tx, table, "ports",
            {nft::network_load(16, 4, NFT_REG_1), nft::cmp_eq(NFT_REG_1, &address, 4),
             nft::nfqueue_target(queue_num)});
 }
 
 // meta mark & kCeMark == kCeMark ip ecn set ce: the ECN bits are the low two
 // of byte 1; nft loads bytes 0-1 and rewrites them, as `nft` itself does.
-void add_ce_rule(nft::Transaction& tx) {
+void add_ce_rule(nft::Transaction& tx, const std::string& table) {
   const uint32_t mark = kCeMark;
   const uint32_t none = 0;
   const uint8_t keep[2] = {0xff, 0xfc};
   const uint8_t set_ce[2] = {0x00, 0x03};
-  add_rule(tx, "ce",
+  add_rule(tx, table, "ce",
            {nft::meta_load(NFT_META_MARK, NFT_REG_1), nft::bitwise(NFT_REG_1, &mark, &none, 4),
             nft::cmp_eq(NFT_REG_1, &mark, 4), nft::network_load(0, 2, NFT_REG_1),
             nft::bitwise(NFT_REG_1, keep, set_ce, 2),
@@ -68,9 +69,13 @@ void add_ce_rule(nft::Transaction& tx) {
 
 }  // namespace
 
+std::string switch_table_name(uint16_t queue_num) {
+  return "fabriclab_switch_" + std::to_string(queue_num);
+}
+
 NftSwitchRules::NftSwitchRules(int netns_fd, const std::vector<std::string>& port_addresses,
                                uint16_t queue_num)
-    : netns_fd_(netns_fd) {
+    : netns_fd_(netns_fd), table_(switch_table_name(queue_num)) {
   std::vector<in_addr> addresses;
   for (const std::string& text : port_addresses) {
     in_addr a{};
@@ -94,11 +99,11 @@ NftSwitchRules::NftSwitchRules(int netns_fd, const std::vector<std::string>& por
   }
   socket_ = nft::open_nft_socket();
   nft::Transaction tx(1);
-  nft::add_table(tx, kSwitchTableName, NFPROTO_IPV4, true);
-  nft::add_base_chain(tx, kSwitchTableName, NFPROTO_IPV4, "ports", NF_INET_FORWARD, 0);
-  nft::add_base_chain(tx, kSwitchTableName, NFPROTO_IPV4, "ce", NF_INET_POST_ROUTING, 0);
-  for (const in_addr& a : addresses) add_port_rule(tx, a, queue_num);
-  add_ce_rule(tx);
+  nft::add_table(tx, table_, NFPROTO_IPV4, true);
+  nft::add_base_chain(tx, table_, NFPROTO_IPV4, "ports", NF_INET_FORWARD, 0);
+  nft::add_base_chain(tx, table_, NFPROTO_IPV4, "ce", NF_INET_POST_ROUTING, 0);
+  for (const in_addr& a : addresses) add_port_rule(tx, table_, a, queue_num);
+  add_ce_rule(tx, table_);
   if (int err = tx.commit(socket_).error; err != 0) {
     mnl_socket_close(socket_);
     socket_ = nullptr;
@@ -106,8 +111,7 @@ NftSwitchRules::NftSwitchRules(int netns_fd, const std::vector<std::string>& por
       write_setting(kBridgeCallIptables, bridge_call_iptables_before_);
     std::string msg = "nftables: cannot build the switch's queue rules: " + std::string(std::strerror(err));
     if (err == EEXIST || err == EPERM)
-      msg += " (table '" + std::string(kSwitchTableName) +
-             "' exists: another run's switch queue; `fabriclab cleanup`)";
+      msg += " (table '" + table_ + "' exists: another run's switch queue; `fabriclab cleanup`)";
     throw std::runtime_error(msg);
   }
 }
@@ -116,9 +120,9 @@ NftSwitchRules::~NftSwitchRules() {
   try {
     ScopedNetns in_switch(netns_fd_);
     nft::Transaction tx(1);
-    nft::add_table(tx, kSwitchTableName, NFPROTO_IPV4, false);
+    nft::add_table(tx, table_, NFPROTO_IPV4, false);
     if (int err = tx.commit(socket_).error; err != 0 && err != ENOENT)
-      spdlog::warn("nftables: deleting table '{}': {}", kSwitchTableName, std::strerror(err));
+      spdlog::warn("nftables: deleting table '{}': {}", table_, std::strerror(err));
     mnl_socket_close(socket_);  // deletes the owned table anyway
     if (!bridge_call_iptables_before_.empty())
       write_setting(kBridgeCallIptables, bridge_call_iptables_before_);

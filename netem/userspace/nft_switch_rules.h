@@ -1,7 +1,7 @@
 // The nftables rules of a userspace switch (switch_worker.h), in the switch's
 // own namespace, where the lab's bridge forwards between the ranks:
 //
-//   table ip fabriclab_switch {
+//   table ip fabriclab_switch_<N> {
 //     chain ports {                      # bridged IPv4 meets the ip family's
 //       type filter hook forward priority 0;          # hooks (br_netfilter)
 //       ip daddr 10.77.0.1 queue num N bypass         # one rule per port
@@ -34,7 +34,8 @@ struct mnl_socket;
 namespace fabriclab::netem::userspace {
 
 constexpr uint32_t kCeMark = 0x0fab0000;
-constexpr char kSwitchTableName[] = "fabriclab_switch";
+// The table: "fabriclab_switch_<queue number>" (one per switch worker).
+std::string switch_table_name(uint16_t queue_num);
 
 class NftSwitchRules {
  public:
@@ -47,6 +48,7 @@ class NftSwitchRules {
  private:
   mnl_socket* socket_ = nullptr;
   int netns_fd_ = -1;
+  std::string table_;
   std::string bridge_call_iptables_before_;  // "" when it was not changed
 };
 

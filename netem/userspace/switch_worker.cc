@@ -96,13 +96,17 @@ SwitchCounters SwitchWorker::counters() {
   std::lock_guard<std::mutex> lock(model_mutex_);
   const int64_t now = now_ns();
   SwitchCounters c;
-  for (int p = 0; p < model_.ports(); ++p) {
-    c.ports.push_back(model_.port_counters(p, now));
-    c.window_max_bytes.push_back(model_.take_window_max(p));
-  }
+  for (int p = 0; p < model_.ports(); ++p) c.ports.push_back(model_.port_counters(p, now));
   for (size_t i = 0; i <= sender_addresses_.size(); ++i)
     c.ingresses.push_back(model_.ingress_counters(static_cast<int>(i), now));
   return c;
+}
+
+std::vector<uint64_t> SwitchWorker::take_window_max() {
+  std::lock_guard<std::mutex> lock(model_mutex_);
+  std::vector<uint64_t> max;
+  for (int p = 0; p < model_.ports(); ++p) max.push_back(model_.take_window_max(p));
+  return max;
 }
 
 void SwitchWorker::run() {

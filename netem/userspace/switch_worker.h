@@ -40,7 +40,6 @@ struct SwitchPortSetting {
 struct SwitchCounters {
   std::vector<PortCounters> ports;        // in the order given
   std::vector<IngressCounters> ingresses;  // per sender address given, then "other"
-  std::vector<uint64_t> window_max_bytes;  // per port: the deepest since the last call
 };
 
 class SwitchWorker {
@@ -56,6 +55,8 @@ class SwitchWorker {
 
   void stop();  // idempotent
   SwitchCounters counters();
+  // Per port, the deepest it has been since the previous call (a time series).
+  std::vector<uint64_t> take_window_max();
   uint16_t queue_num() const;
 
  private:

@@ -6,6 +6,8 @@
 //                                    backend (netem/impairment.h)
 //   sysctl = "net.ipv4.tcp_ecn=1"    the ranks' namespaces' kernel settings
 //                                    (sysctl_setting.h)
+//   queue = "rate 500mbit limit 256kb ecn k 20kb"   the switch's port toward
+//                                    each linked rank (queue_setting.h)
 //
 // A setting is one file in this folder implementing LinkSettingKind, plus a
 // row in link_settings.cc. The scenario runner applies every setting a

@@ -1,6 +1,7 @@
 // The table of per-link settings (link_setting.h). Add a setting here.
 #include "runner/link/impair_setting.h"
 #include "runner/link/link_setting.h"
+#include "runner/link/queue_setting.h"
 #include "runner/link/sysctl_setting.h"
 
 namespace fabriclab::runner {
@@ -8,7 +9,8 @@ namespace fabriclab::runner {
 namespace {
 
 const std::vector<const LinkSettingKind*>& entries() {
-  static const std::vector<const LinkSettingKind*> table = {&impair_setting(), &sysctl_setting()};
+  static const std::vector<const LinkSettingKind*> table = {&impair_setting(), &sysctl_setting(),
+                                                             &queue_setting()};
   return table;
 }
 

@@ -68,4 +68,11 @@ std::vector<CounterSource> NamespaceNetwork::counter_sources() const {
   return sources;
 }
 
+std::optional<SwitchPlace> NamespaceNetwork::switch_place() const {
+  if (!topology_.has_switch()) return std::nullopt;
+  SwitchPlace place{topology_.switch_netns_fd(), topology_.switch_netns(), {}};
+  for (const RankNetwork& rank : topology_.ranks()) place.rank_addresses.push_back(rank.ipv4);
+  return place;
+}
+
 }  // namespace fabriclab::runner

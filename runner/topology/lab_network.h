@@ -14,6 +14,7 @@
 // safe from any thread.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ struct CounterSource {
   std::string end;     // "fl-3fa2c1-r0/eth0": where it is read, for a reader to check
 };
 
+struct SwitchPlace {
+  int netns_fd = -1;
+  std::string netns;                        // "fl-3fa2c1-sw"
+  std::vector<std::string> rank_addresses;  // IPv4, by rank
+};
+
 class LabNetwork {
  public:
   virtual ~LabNetwork() = default;
@@ -59,6 +66,11 @@ class LabNetwork {
   virtual std::vector<netem::Target> impairment_targets(const std::vector<int>& link_ranks,
                                                         netem::Direction direction) const = 0;
   virtual std::vector<CounterSource> counter_sources() const = 0;
+  // The switch the ranks share, where a `queue` models its ports
+  // (runner/link/queue_setting.h): its namespace and every rank's lab
+  // address, by rank. Null where there is none this runner owns (a pair, a
+  // single rank, host mode).
+  virtual std::optional<SwitchPlace> switch_place() const { return std::nullopt; }
 };
 
 // The namespaces of a Topology: every rank local, rank i in fl-<id>-r<i>.
@@ -71,6 +83,7 @@ class NamespaceNetwork : public LabNetwork {
   std::vector<netem::Target> impairment_targets(const std::vector<int>& link_ranks,
                                                 netem::Direction direction) const override;
   std::vector<CounterSource> counter_sources() const override;
+  std::optional<SwitchPlace> switch_place() const override;
 
  private:
   const Topology& topology_;
