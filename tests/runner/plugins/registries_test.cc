@@ -92,7 +92,7 @@ TEST(LinkSettingRegistry, ImpairValidatesNetemWords) {
   EXPECT_NO_THROW(impair->validate("delay 50ms loss 1%"));
   EXPECT_THROW(impair->validate("delay"), std::invalid_argument);
   EXPECT_EQ(find_link_setting("rate"), nullptr);
-  EXPECT_EQ(link_setting_keys(), (std::vector<std::string>{"impair", "sysctl"}));
+  EXPECT_EQ(link_setting_keys(), (std::vector<std::string>{"impair", "sysctl", "queue"}));
   EXPECT_FALSE(find_link_setting("sysctl")->needs_backend());
 }
 
