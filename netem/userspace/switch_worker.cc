@@ -84,6 +84,12 @@ SwitchWorker::~SwitchWorker() {
 
 uint16_t SwitchWorker::queue_num() const { return socket_->queue_num(); }
 
+std::string SwitchWorker::describe() const {
+  return "userspace switch (NFQUEUE " + std::to_string(queue_num()) + ", nft table " +
+         switch_table_name(queue_num()) + ")";
+}
+
+
 void SwitchWorker::stop() {
   if (stopped_.exchange(true)) return;
   rules_.reset();  // no new packets; then the thread lets the held ones go
@@ -190,3 +196,13 @@ void SwitchWorker::run() {
 }
 
 }  // namespace fabriclab::netem::userspace
+
+namespace fabriclab::netem {
+
+std::unique_ptr<Switch> make_userspace_switch(int netns_fd, std::vector<SwitchPortSetting> ports,
+                                              std::vector<std::string> senders, uint64_t seed) {
+  return std::make_unique<userspace::SwitchWorker>(netns_fd, std::move(ports), std::move(senders),
+                                                   seed);
+}
+
+}  // namespace fabriclab::netem

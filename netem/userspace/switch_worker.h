@@ -26,37 +26,28 @@
 #include <vector>
 
 #include "netem/queue/switch_model.h"
+#include "netem/switch.h"
 
 namespace fabriclab::netem::userspace {
 
 class NfqueueSocket;
 class NftSwitchRules;
 
-struct SwitchPortSetting {
-  std::string address;  // the rank behind the port (IPv4)
-  PortSpec spec;
-};
-
-struct SwitchCounters {
-  std::vector<PortCounters> ports;        // in the order given
-  std::vector<IngressCounters> ingresses;  // per sender address given, then "other"
-};
-
-class SwitchWorker {
+class SwitchWorker : public Switch {
  public:
   // netns_fd: the switch's namespace (not owned; -1: the caller's).
   // senders: the addresses whose traffic enters the switch on links of their
   // own (the ranks'), in ingress order.
   SwitchWorker(int netns_fd, std::vector<SwitchPortSetting> ports, std::vector<std::string> senders,
                uint64_t seed);
-  ~SwitchWorker();
+  ~SwitchWorker() override;
   SwitchWorker(const SwitchWorker&) = delete;
   SwitchWorker& operator=(const SwitchWorker&) = delete;
 
   void stop();  // idempotent
-  SwitchCounters counters();
-  // Per port, the deepest it has been since the previous call (a time series).
-  std::vector<uint64_t> take_window_max();
+  SwitchCounters counters() override;
+  std::vector<uint64_t> take_window_max() override;
+  std::string describe() const override;
   uint16_t queue_num() const;
 
  private:

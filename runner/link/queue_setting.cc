@@ -7,8 +7,7 @@
 
 #include "common/input_error.h"
 #include "netem/queue/port_spec.h"
-#include "netem/userspace/nft_switch_rules.h"
-#include "netem/userspace/switch_worker.h"
+#include "netem/switch.h"
 #include "runner/topology/lab_network.h"
 
 namespace fabriclab::runner {
@@ -16,7 +15,7 @@ namespace {
 
 class AppliedQueue : public AppliedLinkSetting {
  public:
-  AppliedQueue(std::unique_ptr<netem::userspace::SwitchWorker> worker, std::string description)
+  AppliedQueue(std::unique_ptr<netem::Switch> worker, std::string description)
       : worker_(std::move(worker)), description_(std::move(description)) {}
   std::string describe() const override { return description_; }
   uint64_t drops() const override {
@@ -26,7 +25,7 @@ class AppliedQueue : public AppliedLinkSetting {
   }
 
  private:
-  std::unique_ptr<netem::userspace::SwitchWorker> worker_;
+  std::unique_ptr<netem::Switch> worker_;
   std::string description_;
 };
 
@@ -54,18 +53,16 @@ class QueueSetting : public LinkSettingKind {
           "queue: this lab network has no switch of this runner's to queue at (a queue models "
           "a switch port: [topology] kind = \"switch\", in namespaces)");
     const netem::PortSpec spec = netem::parse_port_spec(value);
-    std::vector<netem::userspace::SwitchPortSetting> ports;
+    std::vector<netem::SwitchPortSetting> ports;
     std::string toward;
     for (int rank : link_ranks) {
       ports.push_back({place->rank_addresses.at(static_cast<size_t>(rank)), spec});
       toward += (toward.empty() ? "r" : ", r") + std::to_string(rank);
     }
-    auto worker = std::make_unique<netem::userspace::SwitchWorker>(
-        place->netns_fd, ports, place->rank_addresses, std::hash<std::string>()(value));
-    const std::string description = fmt::format(
-        "userspace switch (NFQUEUE {}, nft table {}) in {}, port toward {}: {}", worker->queue_num(),
-        netem::userspace::switch_table_name(worker->queue_num()), place->netns, toward,
-        netem::print_port_spec(spec));
+    auto worker = netem::make_userspace_switch(place->netns_fd, ports, place->rank_addresses,
+                                               std::hash<std::string>()(value));
+    const std::string description = fmt::format("{} in {}, port toward {}: {}", worker->describe(),
+                                                place->netns, toward, netem::print_port_spec(spec));
     std::vector<std::unique_ptr<AppliedLinkSetting>> applied;
     applied.push_back(std::make_unique<AppliedQueue>(std::move(worker), description));
     return applied;

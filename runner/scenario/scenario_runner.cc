@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "runner/lab/link_plan.h"
@@ -29,6 +30,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(100);
+// How long ranks that have all written their final event get to exit before
+// a stall or deadline may still be declared.
+constexpr auto kExitGrace = std::chrono::seconds(10);
 constexpr auto kCounterInterval = std::chrono::seconds(1);
 
 double unix_now_s() {
@@ -64,6 +68,7 @@ struct RankState {
   double last_step_ms = 0;
   double last_busbw = -1;  // GB/s of the last size; -1: not an allreduce sweep
   int64_t planned_steps = 0;
+  bool finished = false;  // its `final` event came: it only has to exit
   // Its steps after the first (the first carries the warm-up): time in
   // them, and time of it blocked in the allreduce -- the share the per-rank
   // table reports after the run, live.
@@ -268,6 +273,7 @@ class ScenarioRun {
     auto last_progress = start;
     auto last_counters = start;
     int64_t progress_mark = 0;
+    std::optional<Clock::time_point> finished_at;  // when every rank had written its final event
     while (true) {
       std::this_thread::sleep_for(kPollInterval);
       collect_events();
@@ -297,6 +303,14 @@ class ScenarioRun {
           return;
         }
       }
+      // Every rank has written its final event and is exiting: a limit that
+      // strikes now would call a finished job stalled or late (seen under
+      // load: "deadline, but every rank finished all 4 steps"). Its exit
+      // decides, within a grace of its own.
+      if (all_finished()) {
+        if (!finished_at) finished_at = Clock::now();
+        if (Clock::now() - *finished_at < kExitGrace) continue;
+      }
       // The stall clock starts at launch: ranks that cannot even rendezvous
       // over the impaired link are as stuck as ranks stuck mid-training
       // (startup takes a few seconds, well inside any sane stall limit).
@@ -315,6 +329,13 @@ class ScenarioRun {
         return;
       }
     }
+  }
+
+  bool all_finished() const {
+    if (states_.empty()) return false;
+    for (const RankState& st : states_)
+      if (!st.finished) return false;
+    return true;
   }
 
   // True when the outcome is decided by the ranks' exits.
@@ -356,6 +377,8 @@ class ScenarioRun {
           }
         } else if (kind == "start") {
           st.planned_steps = event.value("steps", int64_t{0});
+        } else if (kind == "final") {
+          st.finished = true;
         }
         event["scenario"] = s_.name;
         outcome_.events.push_back(std::move(event));
