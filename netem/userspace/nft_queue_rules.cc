@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
-#include <libnftnl/chain.h>
 #include <libnftnl/common.h>
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
@@ -30,7 +29,6 @@ namespace fabriclab::netem::userspace {
 
 namespace {
 
-using nft::ChainFree;
 using nft::nfqueue_target;
 using nft::RuleFree;
 using nft::Transaction;
@@ -47,17 +45,9 @@ constexpr int32_t kIngressPriority = -300;
 const char* chain_name(Direction d) { return d == Direction::kEgress ? "egress" : "ingress"; }
 void add_chain(Transaction& tx, const std::string& table, int family, Direction direction) {
   const bool egress = direction == Direction::kEgress;
-  std::unique_ptr<nftnl_chain, ChainFree> c(nftnl_chain_alloc());
-  nftnl_chain_set_str(c.get(), NFTNL_CHAIN_TABLE, table.c_str());
-  nftnl_chain_set_str(c.get(), NFTNL_CHAIN_NAME, chain_name(direction));
-  nftnl_chain_set_str(c.get(), NFTNL_CHAIN_TYPE, "filter");
-  nftnl_chain_set_u32(c.get(), NFTNL_CHAIN_HOOKNUM,
-                      egress ? NF_INET_POST_ROUTING : NF_INET_PRE_ROUTING);
-  nftnl_chain_set_s32(c.get(), NFTNL_CHAIN_PRIO, egress ? kEgressPriority : kIngressPriority);
-  nftnl_chain_set_u32(c.get(), NFTNL_CHAIN_POLICY, NF_ACCEPT);
-  nlmsghdr* nlh = tx.add(NFT_MSG_NEWCHAIN, family, NLM_F_CREATE);
-  nftnl_chain_nlmsg_build_payload(nlh, c.get());
-  tx.next();
+  nft::add_base_chain(tx, table, family, chain_name(direction),
+                      egress ? NF_INET_POST_ROUTING : NF_INET_PRE_ROUTING,
+                      egress ? kEgressPriority : kIngressPriority);
 }
 
 void add_expr(nftnl_rule* r, nftnl_expr* e) { nftnl_rule_add_expr(r, e); }  // rule owns e
@@ -72,35 +62,19 @@ void add_rule(Transaction& tx, const std::string& table, int family, Direction d
   nftnl_rule_set_str(r.get(), NFTNL_RULE_CHAIN, chain_name(direction));
   nftnl_rule_set_u32(r.get(), NFTNL_RULE_FAMILY, family);
 
-  nftnl_expr* meta = nftnl_expr_alloc("meta");
-  nftnl_expr_set_u32(meta, NFTNL_EXPR_META_KEY, egress ? NFT_META_OIFNAME : NFT_META_IIFNAME);
-  nftnl_expr_set_u32(meta, NFTNL_EXPR_META_DREG, NFT_REG_1);
-  add_expr(r.get(), meta);
+  add_expr(r.get(), nft::meta_load(egress ? NFT_META_OIFNAME : NFT_META_IIFNAME, NFT_REG_1));
   char ifname[IFNAMSIZ] = {};  // exact match: the whole zero-padded name
   std::strncpy(ifname, device.c_str(), IFNAMSIZ - 1);
-  nftnl_expr* cmp = nftnl_expr_alloc("cmp");
-  nftnl_expr_set_u32(cmp, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-  nftnl_expr_set_u32(cmp, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-  nftnl_expr_set(cmp, NFTNL_EXPR_CMP_DATA, ifname, IFNAMSIZ);
-  add_expr(r.get(), cmp);
+  add_expr(r.get(), nft::cmp_eq(NFT_REG_1, ifname, IFNAMSIZ));
 
   if (peer != nullptr) {
     unsigned char addr[16];
     const bool v4 = family == NFPROTO_IPV4;
     inet_pton(v4 ? AF_INET : AF_INET6, peer->c_str(), addr);
-    nftnl_expr* payload = nftnl_expr_alloc("payload");
-    nftnl_expr_set_u32(payload, NFTNL_EXPR_PAYLOAD_BASE, NFT_PAYLOAD_NETWORK_HEADER);
     // IPv4 saddr/daddr at 12/16, IPv6 at 8/24.
     const uint32_t offset = v4 ? (egress ? 16 : 12) : (egress ? 24 : 8);
-    nftnl_expr_set_u32(payload, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
-    nftnl_expr_set_u32(payload, NFTNL_EXPR_PAYLOAD_LEN, v4 ? 4 : 16);
-    nftnl_expr_set_u32(payload, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
-    add_expr(r.get(), payload);
-    nftnl_expr* eq = nftnl_expr_alloc("cmp");
-    nftnl_expr_set_u32(eq, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-    nftnl_expr_set_u32(eq, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
-    nftnl_expr_set(eq, NFTNL_EXPR_CMP_DATA, addr, v4 ? 4 : 16);
-    add_expr(r.get(), eq);
+    add_expr(r.get(), nft::network_load(offset, v4 ? 4 : 16, NFT_REG_1));
+    add_expr(r.get(), nft::cmp_eq(NFT_REG_1, addr, v4 ? 4 : 16));
   }
 
   add_expr(r.get(), nfqueue_target(queue_num));
