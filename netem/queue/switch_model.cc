@@ -124,14 +124,22 @@ void SwitchModel::enqueue(int64_t now_ns, const SwitchPacket& packet) {
   port.counters.depth_max_bytes = std::max(port.counters.depth_max_bytes, port.depth_bytes);
   port.window_max = std::max(port.window_max, port.depth_bytes);
 
-  if (s.policy == QueuePolicy::kLossless && !port.pausing && port.depth_bytes > s.xoff_bytes) {
-    port.pausing = true;
-    port.pausing_since_ns = now_ns;
-    ++port.counters.pauses;
-    for (size_t j = 0; j < port.bytes_from.size(); ++j) {
-      if (port.bytes_from[j] == 0) continue;
-      port.paused.push_back(static_cast<int>(j));
-      pause(static_cast<int>(j), now_ns);
+  if (s.policy == QueuePolicy::kLossless && port.depth_bytes > s.xoff_bytes) {
+    if (!port.pausing) {
+      port.pausing = true;
+      port.pausing_since_ns = now_ns;
+      ++port.counters.pauses;
+      for (size_t j = 0; j < port.bytes_from.size(); ++j) {
+        if (port.bytes_from[j] == 0) continue;
+        port.paused.push_back(static_cast<int>(j));
+        pause(static_cast<int>(j), now_ns);
+      }
+    } else if (std::find(port.paused.begin(), port.paused.end(), packet.ingress) ==
+               port.paused.end()) {
+      // A link that was not feeding it when it paused (or was resumed by
+      // another port's XON) sends into it above XOFF: it is paused too.
+      port.paused.push_back(packet.ingress);
+      pause(packet.ingress, now_ns);
     }
   }
 }
@@ -144,15 +152,28 @@ void SwitchModel::pause(int ingress, int64_t now_ns) {
   }
 }
 
-void SwitchModel::resume(int ingress, int64_t now_ns) {
+bool SwitchModel::resume(int ingress, int64_t now_ns) {
   Ingress& in = ingresses_[static_cast<size_t>(ingress)];
-  if (--in.paused_by > 0) return;
+  if (--in.paused_by > 0) return false;
   in.counters.paused_ns += now_ns - in.paused_since_ns;
-  // What waited enters its ports in arrival order, until one pauses it again.
-  while (!in.held.empty() && in.paused_by == 0) {
-    const SwitchPacket packet = in.held.front();
-    in.held.pop_front();
-    enqueue(now_ns, packet);
+  return true;
+}
+
+void SwitchModel::release_held(std::vector<int> ingresses, int64_t now_ns) {
+  // The links resumed together send together: their held packets enter
+  // their ports one link at a time, in turn (not one link's backlog first),
+  // until each is empty or paused again.
+  bool sent = true;
+  while (sent) {
+    sent = false;
+    for (int ingress : ingresses) {
+      Ingress& in = ingresses_[static_cast<size_t>(ingress)];
+      if (in.paused_by > 0 || in.held.empty()) continue;
+      const SwitchPacket packet = in.held.front();
+      in.held.pop_front();
+      enqueue(now_ns, packet);
+      sent = true;
+    }
   }
 }
 
@@ -165,7 +186,10 @@ void SwitchModel::leave(Port& port, int64_t now_ns) {
   if (port.pausing && port.depth_bytes < port.spec.xon_bytes) {
     port.pausing = false;
     port.counters.paused_ns += now_ns - port.pausing_since_ns;
-    for (int ingress : std::exchange(port.paused, {})) resume(ingress, now_ns);
+    std::vector<int> running;
+    for (int ingress : std::exchange(port.paused, {}))
+      if (resume(ingress, now_ns)) running.push_back(ingress);
+    release_held(std::move(running), now_ns);
   }
 }
 

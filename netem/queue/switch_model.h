@@ -16,8 +16,9 @@
 // on it, whatever port it is for (head-of-line blocking: a flow to another,
 // idle port waits too), in arrival order. When the port has drained below
 // xon it resumes them (an ingress paused by several ports resumes when the
-// last one does) and their held packets enter their ports in order -- which
-// may pause them again. Nothing is ever dropped; a port may then hold more
+// last one does) and their held packets enter their ports in arrival order,
+// the links resumed together taking turns a packet at a time (as links
+// resumed by one XON all send at once) -- which may pause them again. Nothing is ever dropped; a port may then hold more
 // than its limit, as a real switch's headroom does.
 //
 // Deterministic: the same arrivals and seed give the same verdicts.
@@ -122,7 +123,8 @@ class SwitchModel {
   void enqueue(int64_t now_ns, const SwitchPacket& packet);
   bool marks(const Port& port);  // draws: RED/DCQCN on the depth found
   void pause(int ingress, int64_t now_ns);
-  void resume(int ingress, int64_t now_ns);
+  bool resume(int ingress, int64_t now_ns);  // true: no port holds it paused any more
+  void release_held(std::vector<int> ingresses, int64_t now_ns);
   void leave(Port& port, int64_t now_ns);  // its head has left
 
   std::vector<Port> ports_;

@@ -53,6 +53,28 @@ std::vector<std::string> addresses_of(const std::vector<SwitchPortSetting>& port
   return out;
 }
 
+// Head-of-line blocking needs every packet of a paused link held, wherever
+// it goes: with a lossless port, each sender without a port of its own gets
+// one at line rate (it never queues, never drops, only waits when its
+// ingress is paused). Other policies leave those packets to the bridge.
+std::vector<SwitchPortSetting> with_line_rate_ports(std::vector<SwitchPortSetting> ports,
+                                                    const std::vector<std::string>& senders) {
+  const bool lossless = std::any_of(ports.begin(), ports.end(), [](const SwitchPortSetting& p) {
+    return p.spec.policy == QueuePolicy::kLossless;
+  });
+  if (!lossless) return ports;
+  PortSpec line_rate;
+  line_rate.rate_bytes_per_s = 100'000'000'000ULL / 8;  // 100 Gbit/s: no wait worth the name
+  line_rate.limit_bytes = 64 * 1024 * 1024;
+  const std::vector<SwitchPortSetting> queued = ports;
+  for (const std::string& sender : senders) {
+    const bool has_port = std::any_of(queued.begin(), queued.end(),
+                                      [&](const SwitchPortSetting& p) { return p.address == sender; });
+    if (!has_port) ports.push_back({sender, line_rate});
+  }
+  return ports;
+}
+
 int index_of(const std::vector<uint32_t>& addresses, uint32_t address) {
   auto it = std::find(addresses.begin(), addresses.end(), address);
   return it == addresses.end() ? -1 : static_cast<int>(it - addresses.begin());
@@ -60,9 +82,11 @@ int index_of(const std::vector<uint32_t>& addresses, uint32_t address) {
 
 }  // namespace
 
-SwitchWorker::SwitchWorker(int netns_fd, std::vector<SwitchPortSetting> ports,
+SwitchWorker::SwitchWorker(int netns_fd, std::vector<SwitchPortSetting> queued_ports,
                            std::vector<std::string> senders, uint64_t seed)
-    : model_(specs_of(ports), static_cast<int>(senders.size()) + 1, seed) {
+    : reported_ports_(static_cast<int>(queued_ports.size())) {
+  const std::vector<SwitchPortSetting> ports = with_line_rate_ports(std::move(queued_ports), senders);
+  model_ = std::make_unique<SwitchModel>(specs_of(ports), static_cast<int>(senders.size()) + 1, seed);
   for (const SwitchPortSetting& p : ports) port_addresses_.push_back(ipv4(p.address, "switch port"));
   for (const std::string& s : senders) sender_addresses_.push_back(ipv4(s, "sender"));
   {
@@ -102,16 +126,16 @@ SwitchCounters SwitchWorker::counters() {
   std::lock_guard<std::mutex> lock(model_mutex_);
   const int64_t now = now_ns();
   SwitchCounters c;
-  for (int p = 0; p < model_.ports(); ++p) c.ports.push_back(model_.port_counters(p, now));
+  for (int p = 0; p < reported_ports_; ++p) c.ports.push_back(model_->port_counters(p, now));
   for (size_t i = 0; i <= sender_addresses_.size(); ++i)
-    c.ingresses.push_back(model_.ingress_counters(static_cast<int>(i), now));
+    c.ingresses.push_back(model_->ingress_counters(static_cast<int>(i), now));
   return c;
 }
 
 std::vector<uint64_t> SwitchWorker::take_window_max() {
   std::lock_guard<std::mutex> lock(model_mutex_);
   std::vector<uint64_t> max;
-  for (int p = 0; p < model_.ports(); ++p) max.push_back(model_.take_window_max(p));
+  for (int p = 0; p < reported_ports_; ++p) max.push_back(model_->take_window_max(p));
   return max;
 }
 
@@ -142,10 +166,10 @@ void SwitchWorker::run() {
     p.port = port;
     p.bytes = packet.length + kEthernetHeaderBytes;
     p.ect = (packet.head[1] & 0x3) != 0;  // ECT(0), ECT(1), or CE already
-    model_.arrive(now_ns(), p);
+    model_->arrive(now_ns(), p);
   };
   auto give_verdicts = [&](int64_t until) {
-    for (const SwitchVerdict& v : model_.take(until)) {
+    for (const SwitchVerdict& v : model_->take(until)) {
       const auto id = static_cast<uint32_t>(v.token);
       if (v.kind == SwitchVerdict::kDrop) {
         socket_->add_verdict(id, NF_DROP);
@@ -165,7 +189,7 @@ void SwitchWorker::run() {
       {
         std::lock_guard<std::mutex> lock(model_mutex_);
         give_verdicts(now_ns());
-        next = model_.next_departure_ns();
+        next = model_->next_departure_ns();
       }
       timespec timeout{};
       timespec* wait = nullptr;

@@ -10,6 +10,10 @@
 // source is one more ingress, "other") and whether it is ECN-capable. A
 // port's wire time is charged for the IP length + 14 bytes of Ethernet.
 //
+// With a lossless port, every sender's traffic is held (a line-rate port for
+// each address without a queue), so that a paused link blocks all it carries:
+// head-of-line blocking. counters() reports the queued ports only.
+//
 // Lifetime: the constructor opens the queue and builds the rules
 // (nft_switch_rules.h) in the switch's namespace, then starts the thread;
 // stop() (or the destructor) deletes the rules first, then lets every held
@@ -58,7 +62,8 @@ class SwitchWorker : public Switch {
   std::unique_ptr<NfqueueSocket> socket_;
   std::unique_ptr<NftSwitchRules> rules_;
   std::mutex model_mutex_;  // the worker's loop and counters()
-  SwitchModel model_;
+  std::unique_ptr<SwitchModel> model_;
+  int reported_ports_ = 0;  // the queued ports; line-rate ones (HOL) follow
   int stop_fd_ = -1;
   std::thread thread_;
   std::atomic<bool> stopped_{false};

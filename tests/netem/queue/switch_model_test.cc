@@ -115,6 +115,47 @@ TEST(SwitchModel, LosslessNeverDropsAndHeldPacketsKeepTheirOrder) {
   EXPECT_LE(c.depth_max_bytes, 3000u);
 }
 
+TEST(SwitchModel, ALinkThatJoinsAPausedPortIsPausedToo) {
+  // Ingress 0 fills the port past xoff; ingress 1 only starts sending then.
+  // Its packets must not pour in above xoff: it is paused on its first one.
+  // (Seen in lab 08 before: a link resumed by one XON while the port had
+  // paused again sent everything it held, and the queue grew to 2.7 MB.)
+  SwitchModel sw({parse_port_spec("rate 8mbit limit 4kb lossless xoff 3000 xon 1000")}, 2, 1);
+  uint64_t token = 0;
+  for (int n = 0; n < 20; ++n) sw.arrive(0, {token++, 0, 0, 1000, true});
+  for (int n = 0; n < 20; ++n) sw.arrive(10, {token++, 1, 0, 1000, true});
+  EXPECT_EQ(sw.ingress_counters(1, 10).pauses, 1u);
+  EXPECT_EQ(sw.ingress_counters(1, 10).holding, 19u);
+  size_t left = 0;
+  for (int64_t t = 0; t <= 100 * kMs; t += kMs / 10) {
+    left += sw.take(t).size();
+    EXPECT_LE(sw.port_counters(0, t).depth_bytes, 5000u) << t;
+  }
+  EXPECT_EQ(left, 40u);
+  EXPECT_EQ(sw.port_counters(0, 100 * kMs).dropped, 0u);
+  EXPECT_LE(sw.port_counters(0, 100 * kMs).depth_max_bytes, 5000u);
+}
+
+TEST(SwitchModel, LinksResumedTogetherTakeTurns) {
+  // Two links with long backlogs into one lossless port: after each XON
+  // both send, so over time each gets about half the port, whichever has
+  // the lower number (before: the first resumed sent until the port paused
+  // again, and the other waited for ever).
+  SwitchModel sw({parse_port_spec("rate 8mbit limit 16kb lossless xoff 6000 xon 2000")}, 2, 1);
+  uint64_t token = 0;
+  std::map<uint64_t, int> ingress_of;
+  for (int n = 0; n < 200; ++n) {
+    for (int ingress = 0; ingress < 2; ++ingress) {
+      ingress_of[token] = ingress;
+      sw.arrive(0, {token++, ingress, 0, 1000, true});
+    }
+  }
+  int left[2] = {0, 0};
+  for (const SwitchVerdict& v : sw.take(100 * kMs)) ++left[ingress_of[v.token]];  // 100 of 400
+  EXPECT_NEAR(left[0], 50, 5);
+  EXPECT_NEAR(left[1], 50, 5);
+}
+
 TEST(SwitchModel, DepthPercentilesAndWindowMax) {
   SwitchModel sw({parse_port_spec("rate 8mbit limit 64kb taildrop")}, 1, 1);
   for (uint64_t t = 0; t < 10; ++t) sw.arrive(0, {t, 0, 0, 1000, true});  // found 0 .. 9000
