@@ -26,7 +26,7 @@ namespace {
 // The keys of a [[scenario]] besides its per-link settings (link_setting.h).
 const std::set<std::string> kScenarioKeys = {"name",    "condition", "links",    "deadline_s",
                                              "stall_s", "workload",  "baseline", "ranks",
-                                             "override", "flow_probe_s"};
+                                             "override", "flow_probe_s", "neighbours"};
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -268,6 +268,33 @@ void read_scenario_workload(const LabReader& r, const toml::table& t, const LabD
   }
 }
 
+// `neighbours = ["noisy r3->r0", ...]`: flows between ranks of the lab
+// network (any of them, not only the job's), names unique.
+std::vector<NeighbourFlowSpec> read_neighbours(const LabReader& r, const toml::table& t, int ranks) {
+  std::vector<NeighbourFlowSpec> flows;
+  const toml::node* node = t.get("neighbours");
+  if (!node) return flows;
+  const toml::array* array = node->as_array();
+  if (!array || array->empty())
+    r.fail(node, "neighbours", "expected an array of flows like [\"noisy r3->r0\"]");
+  for (const toml::node& item : *array) {
+    if (!item.is_string()) r.fail(&item, "neighbours", "expected strings like \"noisy r3->r0\"");
+    NeighbourFlowSpec flow;
+    try {
+      flow = parse_neighbour_flow(std::string(**item.as_string()));
+    } catch (const InputError& e) {
+      r.fail(&item, "neighbours", e.what());
+    }
+    if (flow.from >= ranks || flow.to >= ranks)
+      r.fail(&item, "neighbours",
+             "the lab network has ranks r0 to r" + std::to_string(ranks - 1));
+    for (const NeighbourFlowSpec& other : flows)
+      if (other.name == flow.name) r.fail(&item, "neighbours", "a second flow named " + flow.name);
+    flows.push_back(flow);
+  }
+  return flows;
+}
+
 ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int ranks,
                                  const toml::table* quick) {
   std::set<std::string> known = kScenarioKeys;
@@ -297,6 +324,7 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
                "the rank over all " + std::to_string(ranks) + ")");
     }
   }
+  s.neighbours = read_neighbours(r, t, ranks);
   s.flow_probe_s = static_cast<int>(r.integer_at(t, "flow_probe_s", 0, 0, 600));
   s.deadline_s = r.number_at(t, "deadline_s", s.deadline_s, 1, 86400);
   s.stall_s = r.number_at(t, "stall_s", s.stall_s, 1, 86400);

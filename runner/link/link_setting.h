@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "netem/impairment.h"
 
 namespace fabriclab::runner {
@@ -37,6 +39,11 @@ class AppliedLinkSetting {
   virtual std::string describe() const = 0;
   // Packets it dropped since it was applied (0 for settings that never drop).
   virtual uint64_t drops() const = 0;
+  // Its own counters for the `counters` event, by place: a queue's ports
+  // ({"r0": {"marked": ..., ...}}, recordings/FORMAT.md "queues"); empty for
+  // settings that count nothing but drops. Not const: a sample may reset a
+  // window (the deepest queue since the previous sample).
+  virtual nlohmann::json sample() { return nlohmann::json::object(); }
 };
 
 class LinkSettingKind {

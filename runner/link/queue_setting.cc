@@ -15,8 +15,12 @@ namespace {
 
 class AppliedQueue : public AppliedLinkSetting {
  public:
-  AppliedQueue(std::unique_ptr<netem::Switch> worker, std::string description)
-      : worker_(std::move(worker)), description_(std::move(description)) {}
+  AppliedQueue(std::unique_ptr<netem::Switch> worker, std::string description,
+               std::vector<int> port_ranks, std::vector<std::string> policies)
+      : worker_(std::move(worker)),
+        description_(std::move(description)),
+        port_ranks_(std::move(port_ranks)),
+        policies_(std::move(policies)) {}
   std::string describe() const override { return description_; }
   uint64_t drops() const override {
     uint64_t dropped = 0;
@@ -24,9 +28,37 @@ class AppliedQueue : public AppliedLinkSetting {
     return dropped;
   }
 
+  // Per port, by the rank it leads to; the deepest since the previous sample
+  // as window_max_bytes, and the time the port held each rank's link paused.
+  nlohmann::json sample() override {
+    const netem::SwitchCounters counters = worker_->counters();
+    const std::vector<uint64_t> window = worker_->take_window_max();
+    nlohmann::json ports = nlohmann::json::object();
+    for (size_t i = 0; i < counters.ports.size() && i < port_ranks_.size(); ++i) {
+      const netem::PortCounters& c = counters.ports[i];
+      ports["r" + std::to_string(port_ranks_[i])] = {
+          {"policy", policies_[i]},
+          {"packets", c.packets},
+          {"bytes", c.bytes},
+          {"dropped", c.dropped},
+          {"unmarkable", c.unmarkable},
+          {"marked", c.marked},
+          {"pauses", c.pauses},
+          {"paused_ms", static_cast<double>(c.paused_ns) / 1e6},
+          {"depth_bytes", c.depth_bytes},
+          {"depth_max_bytes", c.depth_max_bytes},
+          {"depth_p50_bytes", c.depth_p50_bytes},
+          {"depth_p99_bytes", c.depth_p99_bytes},
+          {"window_max_bytes", i < window.size() ? window[i] : 0}};
+    }
+    return ports;
+  }
+
  private:
   std::unique_ptr<netem::Switch> worker_;
   std::string description_;
+  std::vector<int> port_ranks_;        // port i leads to rank port_ranks_[i]
+  std::vector<std::string> policies_;  // "taildrop", "ecn", "lossless"
 };
 
 class QueueSetting : public LinkSettingKind {
@@ -55,8 +87,10 @@ class QueueSetting : public LinkSettingKind {
     const netem::PortSpec spec = netem::parse_port_spec(value);
     std::vector<netem::SwitchPortSetting> ports;
     std::string toward;
+    std::vector<std::string> policies;
     for (int rank : link_ranks) {
       ports.push_back({place->rank_addresses.at(static_cast<size_t>(rank)), spec});
+      policies.push_back(netem::policy_name(spec.policy));
       toward += (toward.empty() ? "r" : ", r") + std::to_string(rank);
     }
     auto worker = netem::make_userspace_switch(place->netns_fd, ports, place->rank_addresses,
@@ -64,7 +98,8 @@ class QueueSetting : public LinkSettingKind {
     const std::string description = fmt::format("{} in {}, port toward {}: {}", worker->describe(),
                                                 place->netns, toward, netem::print_port_spec(spec));
     std::vector<std::unique_ptr<AppliedLinkSetting>> applied;
-    applied.push_back(std::make_unique<AppliedQueue>(std::move(worker), description));
+    applied.push_back(std::make_unique<AppliedQueue>(std::move(worker), description, link_ranks,
+                                                   std::move(policies)));
     return applied;
   }
 };

@@ -22,6 +22,8 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+}  // namespace
+
 bool port_listening(int netns_fd, int port) {
   std::string tcp;
   {
@@ -32,8 +34,6 @@ bool port_listening(int netns_fd, int port) {
   std::snprintf(needle, sizeof needle, ":%04X 00000000:0000 0A", port);
   return tcp.find(needle) != std::string::npos;
 }
-
-}  // namespace
 
 std::string run_client(const std::vector<std::string>& argv, int netns_fd,
                        const std::string& out_path, int timeout_s) {

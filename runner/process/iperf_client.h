@@ -45,6 +45,9 @@ struct IperfFlow {
 // One iperf3 TCP flow of `seconds` (as iperf_gbps, one direction).
 IperfFlow iperf_flow(const IperfEnds& ends, int seconds, const TempDir& tmp, int port = 5201);
 
+// True when a TCP socket listens on `port` in the namespace (IPv4).
+bool port_listening(int netns_fd, int port);
+
 // Runs argv in the namespace of `netns_fd`, waits at most `timeout_s`
 // seconds and returns what it printed (stdout and stderr, in `out_path`).
 std::string run_client(const std::vector<std::string>& argv, int netns_fd,

@@ -101,6 +101,7 @@ ScenarioSeries series_of(const std::string& name, const std::string& label,
   std::map<int, StepAccumulator> steps;
   double first_start_s = std::numeric_limits<double>::infinity();
   int world_size = 0;
+  std::vector<std::pair<double, double>> depth_at;  // (ts, KiB)
   for (const json& event : events) {
     const std::string kind = event.value("event", std::string());
     if (kind == "start" && event.value("world_size", json()).is_number_integer()) {
@@ -113,6 +114,13 @@ ScenarioSeries series_of(const std::string& name, const std::string& label,
         series.links.push_back(
             {name, link.value("tx_bytes", 0.0), link.value("rx_bytes", 0.0)});
       }
+    }
+    if (kind == "counters" && event.value("queues", json()).is_object() &&
+        event.value("ts", json()).is_number()) {
+      double deepest = 0;
+      for (const auto& [rank, port] : event["queues"].items())
+        if (port.is_object()) deepest = std::max(deepest, port.value("window_max_bytes", 0.0));
+      depth_at.emplace_back(event["ts"].get<double>(), deepest / 1024);
     }
     if (kind != "step") continue;
     const double ts = event.at("ts").get<double>();
@@ -145,6 +153,11 @@ ScenarioSeries series_of(const std::string& name, const std::string& label,
     }
     series.points.push_back(point);
   }
+  // Before any step, time counts from the first sample.
+  const double zero_s = std::isfinite(first_start_s)
+                            ? first_start_s
+                            : (depth_at.empty() ? 0.0 : depth_at.front().first);
+  for (const auto& [ts, kb] : depth_at) series.queue_depth_kb.emplace_back(ts - zero_s, kb);
   return series;
 }
 

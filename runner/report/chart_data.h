@@ -55,6 +55,10 @@ struct ScenarioSeries {
   std::optional<double> step_slowdown;
   std::optional<double> flow_slowdown;
   std::optional<double> flow_retx_share;
+  // A queue's depth over time (the `counters` events' `queues`: the deepest
+  // port's window_max_bytes, the deepest since the sample before), KiB, at
+  // seconds since the first step started (negative: before the job began).
+  std::vector<std::pair<double, double>> queue_depth_kb;
 };
 
 // The series of one scenario's events (step events; start events for the

@@ -1,6 +1,7 @@
 // The table of charts (chart_kind.h). Add a chart here.
 #include "runner/report/chart_kind.h"
 
+#include "runner/report/queue_chart.h"
 #include "runner/report/sweep_chart.h"
 #include "runner/report/timeline_chart.h"
 
@@ -18,6 +19,7 @@ const ChartKind kCharts[] = {
      link_bytes_chart_script},
     {"sweep", "what each swept value cost (%): the job against one TCP flow on the same link",
      sweep_chart_script},
+    {"queue_depth", "switch queue depth (KiB, deepest per second) over time", queue_depth_chart_script},
 };
 
 }  // namespace

@@ -95,6 +95,31 @@ double percentile_nearest_rank(std::vector<double> values, double percent) {
   return values[std::min(index, values.size() - 1)];
 }
 
+namespace {
+
+// The last sample's ports, as one queue: counts summed, depths the deepest.
+void summarize_queues(const json& queues, ScenarioResult& result) {
+  std::int64_t marks = 0, unmarkable = 0;
+  double paused_ms = 0, p50 = 0, p99 = 0, max = 0;
+  for (const auto& [rank, port] : queues.items()) {
+    if (!port.is_object()) continue;
+    marks += port.value("marked", std::int64_t{0});
+    unmarkable += port.value("unmarkable", std::int64_t{0});
+    paused_ms += port.value("paused_ms", 0.0);
+    p50 = std::max(p50, port.value("depth_p50_bytes", 0.0) / 1024);
+    p99 = std::max(p99, port.value("depth_p99_bytes", 0.0) / 1024);
+    max = std::max(max, port.value("depth_max_bytes", 0.0) / 1024);
+  }
+  result.marks = marks;
+  result.unmarkable = unmarkable;
+  result.paused_ms = paused_ms;
+  result.queue_p50_kb = p50;
+  result.queue_p99_kb = p99;
+  result.queue_max_kb = max;
+}
+
+}  // namespace
+
 ScenarioResult summarize_scenario(const std::vector<json>& events) {
   return summarize_scenario(events, summarize_wire_bytes(events), rank_view(events));
 }
@@ -157,6 +182,19 @@ ScenarioResult summarize_scenario(const std::vector<json>& events, const WireByt
       result.retransmits = static_cast<std::int64_t>(number_field(event, "retransmits"));
       result.drops = static_cast<std::int64_t>(number_field(event, "drops"));
       result.link_bytes = static_cast<std::int64_t>(number_field(event, "link_bytes"));
+      if (event.contains("ce_packets")) {
+        result.ce_packets = static_cast<std::int64_t>(number_field(event, "ce_packets"));
+        result.ce_echoed = static_cast<std::int64_t>(number_field(event, "ce_echoed"));
+      }
+      if (event.contains("queues") && event["queues"].is_object()) summarize_queues(event["queues"], result);
+    } else if (kind == "neighbour") {
+      const std::string name = event.value("name", std::string("flow"));
+      const auto figure = [&](const char* key) {
+        const json& value = event.value(key, json());
+        return value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
+      };
+      result.neighbour_mbps[name] = figure("mbps");
+      result.neighbour_rtt_ms[name] = figure("rtt_ms");
     } else if (kind == "flow") {
       result.flow_gbps = number_field(event, "goodput_gbps");
       result.flow_retx_share = number_field(event, "retx_share");
@@ -388,6 +426,20 @@ void to_json(json& out, const ScenarioResult& result) {
     out["flow_slowdown"] = optional(result.flow_slowdown);
     out["amplification"] = optional(result.amplification);
   }
+  if (result.marks) {  // a scenario with a queue
+    out["marks"] = *result.marks;
+    out["unmarkable"] = optional(result.unmarkable);
+    out["paused_ms"] = optional(result.paused_ms);
+    out["queue_p50_kb"] = optional(result.queue_p50_kb);
+    out["queue_p99_kb"] = optional(result.queue_p99_kb);
+    out["queue_max_kb"] = optional(result.queue_max_kb);
+  }
+  if (result.ce_packets) {
+    out["ce_packets"] = *result.ce_packets;
+    out["ce_echoed"] = optional(result.ce_echoed);
+  }
+  for (const auto& [name, mbps] : result.neighbour_mbps) out[name + "_mbps"] = optional(mbps);
+  for (const auto& [name, rtt] : result.neighbour_rtt_ms) out[name + "_rtt_ms"] = optional(rtt);
 }
 
 void from_json(const json& in, ScenarioResult& result) {
@@ -448,6 +500,24 @@ void from_json(const json& in, ScenarioResult& result) {
   result.step_slowdown = optional("step_slowdown");
   result.flow_slowdown = optional("flow_slowdown");
   result.amplification = optional("amplification");
+  result.marks = optional_count("marks");
+  result.unmarkable = optional_count("unmarkable");
+  result.paused_ms = optional("paused_ms");
+  result.queue_p50_kb = optional("queue_p50_kb");
+  result.queue_p99_kb = optional("queue_p99_kb");
+  result.queue_max_kb = optional("queue_max_kb");
+  result.ce_packets = optional_count("ce_packets");
+  result.ce_echoed = optional_count("ce_echoed");
+  const auto read_per_flow = [&](const std::string& suffix,
+                                  std::map<std::string, std::optional<double>>& into) {
+    for (const auto& [key, value] : in.items()) {
+      if (key.size() > suffix.size() &&
+          key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0)
+        into[key.substr(0, key.size() - suffix.size())] = optional(key.c_str());
+    }
+  };
+  read_per_flow("_mbps", result.neighbour_mbps);
+  read_per_flow("_rtt_ms", result.neighbour_rtt_ms);
 }
 
 }  // namespace fabriclab::runner::report

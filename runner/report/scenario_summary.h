@@ -46,6 +46,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -110,6 +111,30 @@ struct ScenarioResult {
   std::optional<double> step_slowdown;
   std::optional<double> flow_slowdown;
   std::optional<double> amplification;
+  // A queue's (the `queue` setting's ports, the last `counters` sample's
+  // `queues`), summed over its ports, depths the deepest port's, in KiB;
+  // absent from JSON without a queue:
+  //   marks        packets it set CE on
+  //   unmarkable   packets it dropped because they could not be marked
+  //   paused_ms    time its ports held their upstream links paused
+  //   queue_p50_kb, queue_p99_kb, queue_max_kb: the depth arriving packets
+  //                found (median, 99th percentile) and the deepest it was
+  std::optional<std::int64_t> marks;
+  std::optional<std::int64_t> unmarkable;
+  std::optional<double> paused_ms;
+  std::optional<double> queue_p50_kb;
+  std::optional<double> queue_p99_kb;
+  std::optional<double> queue_max_kb;
+  // The ranks' kernels' ECN counters (netns_counters.h): CE-marked packets
+  // that arrived, segments the senders learned were marked (ECE). Absent
+  // from JSON in recordings from before them.
+  std::optional<std::int64_t> ce_packets;
+  std::optional<std::int64_t> ce_echoed;
+  // Each neighbour flow's goodput (its `neighbour` event, Mb/s) and its
+  // sender's mean smoothed round trip (ms), by name: `NAME_mbps` and
+  // `NAME_rtt_ms` in JSON (null when it reported nothing).
+  std::map<std::string, std::optional<double>> neighbour_mbps;
+  std::map<std::string, std::optional<double>> neighbour_rtt_ms;
 };
 
 // A scenario as the report shows it: what run.json says about it plus the

@@ -15,6 +15,9 @@
 //                and its worst stall's dollars (lab 06)
 //   sweep        per [[sweep]] point: the job's slowdown beside one TCP flow's
 //                goodput and resent share on the same link (lab 07)
+//   queue        per scenario: step times and retransmits beside the switch
+//                queue's drops, marks, pause time and depth, and the
+//                neighbour flows' goodput (lab 08)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

@@ -3,6 +3,7 @@
 
 #include "runner/report/cost_table.h"
 #include "runner/report/per_rank_table.h"
+#include "runner/report/queue_table.h"
 #include "runner/report/scale_up_table.h"
 #include "runner/report/sweep_table.h"
 #include "runner/report/wire_bytes_table.h"
@@ -17,6 +18,7 @@ const TableKind kTables[] = {
     {"per_rank", format_per_rank_table},
     {"cost", format_cost_table},
     {"sweep", format_sweep_table},
+    {"queue", format_queue_table},
 };
 
 }  // namespace

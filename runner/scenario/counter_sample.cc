@@ -13,6 +13,9 @@ namespace {
 RankTcp read_rank_network(const LocalRank& rank) {
   RankTcp network;
   network.retransmits = read_tcp_retransmits(rank.netns_fd);
+  const EcnCounters ecn = read_ecn_counters(rank.netns_fd);
+  network.ce_packets = ecn.ce_packets;
+  network.ce_echoed = ecn.ce_echoed;
   std::vector<double> rtts;
   try {
     for (const TcpConnection& c : read_tcp_connections(rank.netns_fd)) {
@@ -35,16 +38,21 @@ uint64_t CounterSample::link_bytes() const {
   return bytes;
 }
 
-CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops) {
+CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops, nlohmann::json queues) {
   CounterSample sample;
   sample.drops = drops;
+  sample.queues = std::move(queues);
   for (const CounterSource& source : network.counter_sources()) {
     sample.retransmits += read_tcp_retransmits(source.netns_fd);
     if (source.device.empty() || source.link.empty()) continue;
     if (auto counters = read_device_counters_in(source.netns_fd, source.device))
       sample.links[source.link] = {source.end, *counters};
   }
-  for (const LocalRank& rank : network.local_ranks()) sample.ranks[rank.rank] = read_rank_network(rank);
+  for (const LocalRank& rank : network.local_ranks()) {
+    sample.ranks[rank.rank] = read_rank_network(rank);
+    sample.ce_packets += sample.ranks[rank.rank].ce_packets;
+    sample.ce_echoed += sample.ranks[rank.rank].ce_echoed;
+  }
   return sample;
 }
 
@@ -53,6 +61,10 @@ CounterSample sample_since(const CounterSample& now, const CounterSample& baseli
   since.retransmits =
       now.retransmits >= baseline.retransmits ? now.retransmits - baseline.retransmits : 0;
   since.drops = now.drops;
+  since.queues = now.queues;
+  const auto minus = [](uint64_t a, uint64_t b) { return a >= b ? a - b : 0; };
+  since.ce_packets = minus(now.ce_packets, baseline.ce_packets);
+  since.ce_echoed = minus(now.ce_echoed, baseline.ce_echoed);
   for (const auto& [name, link] : now.links) {
     const auto before = baseline.links.find(name);
     if (before == baseline.links.end()) continue;
@@ -62,7 +74,11 @@ CounterSample sample_since(const CounterSample& now, const CounterSample& baseli
     RankTcp r = now_rank;  // round trips are a reading now, not a count
     const auto before = baseline.ranks.find(rank);
     const uint64_t base = before == baseline.ranks.end() ? 0 : before->second.retransmits;
-    r.retransmits = now_rank.retransmits >= base ? now_rank.retransmits - base : 0;
+    r.retransmits = minus(now_rank.retransmits, base);
+    if (before != baseline.ranks.end()) {
+      r.ce_packets = minus(now_rank.ce_packets, before->second.ce_packets);
+      r.ce_echoed = minus(now_rank.ce_echoed, before->second.ce_echoed);
+    }
     since.ranks[rank] = r;
   }
   return since;
@@ -82,13 +98,19 @@ nlohmann::json counters_event_fields(const CounterSample& sample) {
     ranks["r" + std::to_string(rank)] = {
         {"retransmits", r.retransmits},
         {"rtt_ms", r.rtt_ms ? nlohmann::json(*r.rtt_ms) : nlohmann::json()},
-        {"connections", r.connections}};
+        {"connections", r.connections},
+        {"ce_packets", r.ce_packets},
+        {"ce_echoed", r.ce_echoed}};
   }
-  return {{"retransmits", sample.retransmits},
-          {"drops", sample.drops},
-          {"link_bytes", sample.link_bytes()},
-          {"links", std::move(links)},
-          {"ranks", std::move(ranks)}};
+  nlohmann::json fields = {{"retransmits", sample.retransmits},
+                           {"drops", sample.drops},
+                           {"link_bytes", sample.link_bytes()},
+                           {"ce_packets", sample.ce_packets},
+                           {"ce_echoed", sample.ce_echoed},
+                           {"links", std::move(links)},
+                           {"ranks", std::move(ranks)}};
+  if (!sample.queues.empty()) fields["queues"] = sample.queues;
+  return fields;
 }
 
 }  // namespace fabriclab::runner

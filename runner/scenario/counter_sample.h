@@ -8,6 +8,11 @@
 //                at it, as `ip -s link` shows them there
 //   link_bytes   over links, tx_bytes + rx_bytes: each byte that crossed a
 //                link counted once per link it crossed
+//   ce_packets   packets that arrived with CE set, ce_echoed segments the
+//                senders learned were CE-marked (netns_counters.h), summed
+//                over the ranks' namespaces
+//   queues       per queued switch port, its counters (link_setting.h's
+//                sample(): the `queue` setting), by the rank it leads to
 //   ranks        per rank: the TCP segments its namespace retransmitted, and
 //                the median smoothed round trip of its connections to other
 //                ranks now (tcp_sockets.h, what `ss -ti` shows) -- a slow
@@ -37,6 +42,8 @@ struct LinkCounters {
 
 struct RankTcp {
   uint64_t retransmits = 0;
+  uint64_t ce_packets = 0;
+  uint64_t ce_echoed = 0;
   std::optional<double> rtt_ms;  // median over its lab connections; none open: nullopt
   int connections = 0;
 };
@@ -44,6 +51,9 @@ struct RankTcp {
 struct CounterSample {
   uint64_t retransmits = 0;
   uint64_t drops = 0;
+  uint64_t ce_packets = 0;
+  uint64_t ce_echoed = 0;
+  nlohmann::json queues = nlohmann::json::object();  // taken as given, like drops
   std::map<std::string, LinkCounters> links;  // by link name ("r0-r1")
   std::map<int, RankTcp> ranks;           // by rank
 
@@ -51,8 +61,10 @@ struct CounterSample {
 };
 
 // Reads every counter source of `network` now; `drops` is taken as given (the
-// impairments count them). A link whose device cannot be read is left out.
-CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops);
+// impairments count them), as are `queues`. A link whose device cannot be
+// read is left out.
+CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops,
+                                  nlohmann::json queues = nlohmann::json::object());
 
 // `now` relative to `baseline`: retransmits and each link's counters
 // subtracted (common/proc_net_dev.h: never below 0); a link missing from
@@ -62,8 +74,9 @@ CounterSample sample_since(const CounterSample& now, const CounterSample& baseli
 
 // The fields of a `counters` event: retransmits, drops, link_bytes, links
 // ({"r0-r1": {"end": ..., "tx_bytes": ..., "rx_bytes": ..., "tx_packets":
-// ..., "rx_packets": ...}}) and ranks ({"r0": {"retransmits": ..., "rtt_ms":
-// ... or null, "connections": ...}}).
+// ..., "rx_packets": ...}}), ranks ({"r0": {"retransmits": ..., "rtt_ms":
+// ... or null, "connections": ..., "ce_packets": ..., "ce_echoed": ...}}),
+// ce_packets, ce_echoed, and queues when a queue is in force.
 nlohmann::json counters_event_fields(const CounterSample& sample);
 
 }  // namespace fabriclab::runner

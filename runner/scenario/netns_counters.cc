@@ -25,13 +25,15 @@ std::string read_proc_net(int netns_fd, const std::string& file) {
 
 }  // namespace
 
-uint64_t read_tcp_retransmits(int netns_fd) {
-  // Two "Tcp:" lines: names, then values, in the same order.
-  std::istringstream text(read_proc_net(netns_fd, "snmp"));
+uint64_t read_stat_counter(int netns_fd, const std::string& file, const std::string& section,
+                           const std::string& name) {
+  // Two lines per section ("Tcp:", "TcpExt:"): names, then values, in order.
+  std::istringstream text(read_proc_net(netns_fd, file));
+  const std::string prefix = section + ":";
   std::vector<std::string> names;
   for (std::string line; std::getline(text, line);) {
-    if (line.rfind("Tcp:", 0) != 0) continue;
-    std::istringstream fields(line.substr(4));
+    if (line.rfind(prefix, 0) != 0) continue;
+    std::istringstream fields(line.substr(prefix.size()));
     std::vector<std::string> words;
     for (std::string w; fields >> w;) words.push_back(w);
     if (names.empty()) {
@@ -39,10 +41,20 @@ uint64_t read_tcp_retransmits(int netns_fd) {
       continue;
     }
     for (size_t i = 0; i < names.size() && i < words.size(); ++i) {
-      if (names[i] == "RetransSegs") return std::stoull(words[i]);
+      if (names[i] == name) return std::stoull(words[i]);
     }
+    return 0;
   }
   return 0;
+}
+
+uint64_t read_tcp_retransmits(int netns_fd) {
+  return read_stat_counter(netns_fd, "snmp", "Tcp", "RetransSegs");
+}
+
+EcnCounters read_ecn_counters(int netns_fd) {
+  return {read_stat_counter(netns_fd, "netstat", "IpExt", "InCEPkts"),
+          read_stat_counter(netns_fd, "netstat", "TcpExt", "TCPDeliveredCE")};
 }
 
 std::optional<DeviceCounters> read_device_counters_in(int netns_fd, const std::string& device) {

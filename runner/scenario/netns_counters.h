@@ -1,5 +1,5 @@
 // Counters a network engineer watches, read from inside a lab namespace:
-// TCP retransmissions (/proc/net/snmp, Tcp RetransSegs) and one device's
+// TCP retransmissions (/proc/net/snmp, Tcp RetransSegs), ECN counters and one device's
 // bytes and packets per direction (/proc/net/dev, common/proc_net_dev.h: the
 // numbers `ip -s link` shows). The calling thread enters the namespace for
 // the read (common/scoped_netns.h) and comes back; netns_fd -1 reads the
@@ -20,6 +20,22 @@
 namespace fabriclab::runner {
 
 uint64_t read_tcp_retransmits(int netns_fd);
+
+// ECN as the namespace's kernel counts it (nstat's names): packets that
+// arrived with CE set (IpExtInCEPkts, at the receiver), and segments
+// acknowledged by ACKs carrying the echo, ECE (TcpExtTCPDeliveredCE, at the
+// sender: what its congestion control answers; classic ECN echoes until the
+// sender's CWR, so one mark covers several segments).
+struct EcnCounters {
+  uint64_t ce_packets = 0;
+  uint64_t ce_echoed = 0;
+};
+EcnCounters read_ecn_counters(int netns_fd);
+
+// One counter of /proc/net/`file` ("snmp", "netstat") in `section` ("Tcp",
+// "TcpExt", "IpExt") by its name; 0 when absent.
+uint64_t read_stat_counter(int netns_fd, const std::string& file, const std::string& section,
+                           const std::string& name);
 // `device`'s counters in the namespace, cumulative since it was created.
 std::optional<DeviceCounters> read_device_counters_in(int netns_fd, const std::string& device);
 

@@ -22,6 +22,7 @@
 #include "runner/scenario/counter_sample.h"
 #include "runner/scenario/flow_probe.h"
 #include "runner/scenario/metrics_tail.h"
+#include "runner/scenario/neighbour_flow.h"
 #include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
 
@@ -82,6 +83,27 @@ uint64_t drops_of(const std::vector<std::unique_ptr<AppliedLinkSetting>>& settin
   return drops;
 }
 
+// Every setting's own counters, merged by place (a queue's ports).
+nlohmann::json sample_of(std::vector<std::unique_ptr<AppliedLinkSetting>>& settings) {
+  nlohmann::json merged = nlohmann::json::object();
+  for (auto& applied : settings) merged.update(applied->sample());
+  return merged;
+}
+
+// " marks 12 paused 340 ms depth 48 kB": the queues' story, live; "" without one.
+std::string queue_status(const nlohmann::json& queues) {
+  if (queues.empty()) return "";
+  uint64_t marked = 0, depth = 0;
+  double paused_ms = 0;
+  for (const auto& [rank, port] : queues.items()) {
+    marked += port.value("marked", uint64_t{0});
+    paused_ms += port.value("paused_ms", 0.0);
+    depth = std::max(depth, port.value("window_max_bytes", uint64_t{0}));
+  }
+  return fmt::format("  marks {}  paused {:.0f} ms  queue {}", marked, paused_ms,
+                     human_bytes(static_cast<double>(depth)));
+}
+
 class ScenarioRun {
  public:
   ScenarioRun(const ScenarioContext& context, const ScenarioDefinition& scenario)
@@ -96,8 +118,9 @@ class ScenarioRun {
     add_event("scenario_start", {{"impairments", impairments_json()}, {"condition", s_.condition}});
     try {
       apply_link_settings();
-      baseline_ = read_counter_sample(network_, drops_of(settings_));
+      baseline_ = read_counter_sample(network_, drops_of(settings_), sample_of(settings_));
       launch_ranks();
+      start_neighbours();
       outcome_.ranks_here = static_cast<int>(ranks_.size());
       if (ranks_.empty()) {
         // Host mode: this scenario's job runs on other hosts only.
@@ -111,6 +134,7 @@ class ScenarioRun {
       outcome_.message = e.what();
     }
     stop_ranks();
+    stop_neighbours();
     collect_events();  // what the ranks wrote before they stopped
     sample_counters();
     probe_flow();
@@ -210,6 +234,23 @@ class ScenarioRun {
     } catch (const std::exception& e) {
       spdlog::warn("scenario {}: flow probe skipped: {}", s_.name, e.what());
     }
+  }
+
+  // The scenario's neighbour flows (neighbour_flow.h), beside its job.
+  void start_neighbours() {
+    if (s_.neighbours.empty()) return;
+    std::string names;
+    for (const NeighbourFlowSpec& flow : s_.neighbours)
+      names += (names.empty() ? "" : ", ") + print_neighbour_flow(flow);
+    c_.console->print(fmt::format("   neighbours: {}\n", names));
+    neighbours_ = std::make_unique<NeighbourFlows>(network_, s_.neighbours,
+                                                   c_.run_dir + "/ranks/" + s_.name, c_.ledger);
+  }
+
+  void stop_neighbours() {
+    if (!neighbours_) return;
+    for (nlohmann::json& flow : neighbours_->stop()) add_event("neighbour", std::move(flow));
+    neighbours_.reset();
   }
 
   // In reverse order of application.
@@ -389,7 +430,8 @@ class ScenarioRun {
   }
 
   void sample_counters() {
-    last_ = sample_since(read_counter_sample(network_, drops_of(settings_)), baseline_);
+    last_ = sample_since(
+        read_counter_sample(network_, drops_of(settings_), sample_of(settings_)), baseline_);
     add_event("counters", counters_event_fields(last_));
   }
 
@@ -420,9 +462,10 @@ class ScenarioRun {
                                    : fmt::format("loss {:.3f}", r0.last_loss);
     c_.console->status_line(fmt::format(
         "  {:<10} step {:>4}/{:<4} {}  {:>6.0f} ms/step  {:>5.1f} s  ETA {:>5}  "
-        "retx {}  drops {}  link {}{}",
+        "retx {}  drops {}{}  link {}{}",
         s_.name, done, total, figure, r0.last_step_ms, elapsed_s, eta, last_.retransmits,
-        last_.drops, human_bytes(static_cast<double>(last_.link_bytes())), waits()));
+        last_.drops, queue_status(last_.queues),
+        human_bytes(static_cast<double>(last_.link_bytes())), waits()));
   }
 
   // "  waiting r0 64% r1 3% ...": each rank's share of its steps spent in
@@ -452,6 +495,7 @@ class ScenarioRun {
   const LinkPlan plan_;  // which setting on which link, with the run's seed
   std::vector<std::unique_ptr<AppliedLinkSetting>> settings_;
   std::vector<Process> ranks_;
+  std::unique_ptr<NeighbourFlows> neighbours_;
   std::vector<RankState> states_;
   CounterSample baseline_;  // when the ranks were launched
   CounterSample last_;      // since baseline_

@@ -67,7 +67,7 @@ TEST_F(LabDefinitionTest, PluginNamesAreCheckedAgainstTheirRegistries) {
                 .find("fabric 'pair' holds 2 ranks, not 3"),
             std::string::npos);
   EXPECT_NE(error(std::string("[report]\ncharts = [\"step_times\", \"pie\"]\n") + kScenario)
-                .find("lab.toml:5: key 'charts': expected chart names (loss_vs_time, step_times, timeline, busbw, link_bytes, sweep)"),
+                .find("lab.toml:5: key 'charts': expected chart names (loss_vs_time, step_times, timeline, busbw, link_bytes, sweep, queue_depth)"),
             std::string::npos);
   EXPECT_NE(error(std::string(kScenario) + "impair = \"delay soon\"\n")
                 .find("lab.toml:6: key 'impair': not a valid netem spec"),
@@ -188,7 +188,7 @@ TEST_F(LabDefinitionTest, TablesAreCheckedAgainstTheirRegistry) {
   EXPECT_EQ(lab.tables, (std::vector<std::string>{"wire_bytes", "scale_up"}));
   EXPECT_TRUE(load_lab(write(kScenario)).tables.empty());
   EXPECT_NE(error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario)
-                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up, per_rank, cost, sweep)"),
+                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up, per_rank, cost, sweep, queue)"),
             std::string::npos)
       << error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario);
 }
@@ -223,6 +223,39 @@ TEST_F(LabDefinitionTest, ExercisesArePartOfTheLabAndNameItsScenarios) {
   EXPECT_EQ(lab.exercises.front().id, "p");
   // mlp at the trainer's default width 128: 118,282 parameters (trainer/models.h).
   EXPECT_EQ(lab_model_params(lab), 118282);
+}
+
+TEST_F(LabDefinitionTest, NeighbourFlowsAreReadAndChecked) {
+  const std::string topology = "[topology]\nranks = 4\nkind = \"switch\"\n";
+  const LabDefinition lab = load_lab(write(
+      topology + kScenario + "neighbours = [\"noisy r3->r0\", \"victim r3->r1 rate 20mbit\"]\n"));
+  ASSERT_EQ(lab.scenarios[0].neighbours.size(), 2u);
+  EXPECT_EQ(lab.scenarios[0].neighbours[0], (NeighbourFlowSpec{"noisy", 3, 0, 0}));
+  EXPECT_EQ(lab.scenarios[0].neighbours[1], (NeighbourFlowSpec{"victim", 3, 1, 20'000'000 / 8}));
+  EXPECT_EQ(print_neighbour_flow(lab.scenarios[0].neighbours[1]), "victim r3->r1 rate 20mbit");
+
+  EXPECT_NE(error(topology + kScenario + "neighbours = [\"noisy r4->r0\"]\n")
+                .find("lab.toml:9: key 'neighbours': the lab network has ranks r0 to r3"),
+            std::string::npos);
+  EXPECT_NE(error(topology + kScenario + "neighbours = [\"noisy r3-r0\"]\n")
+                .find("expected the sender and receiver ranks, rA->rB"),
+            std::string::npos);
+  EXPECT_NE(error(topology + kScenario + "neighbours = [\"a r1->r0\", \"a r2->r0\"]\n")
+                .find("a second flow named a"),
+            std::string::npos);
+  EXPECT_NE(error(topology + kScenario + "neighbours = [\"a r1->r0 rate fast\"]\n")
+                .find("lab.toml:9: key 'neighbours'"),
+            std::string::npos);
+}
+
+TEST_F(LabDefinitionTest, BadQueueWordsNameTheLineAndTheWord) {
+  const std::string topology = "[topology]\nranks = 3\nkind = \"switch\"\n";
+  const std::string message =
+      error(topology + kScenario + "queue = \"rate 100mbit limit 64kb ecn kmin 40kb kmax 10kb\"\n");
+  EXPECT_NE(message.find("lab.toml:9: key 'queue': not a valid queue"), std::string::npos) << message;
+  EXPECT_NE(message.find("kmax"), std::string::npos) << message;
+  EXPECT_NE(error(topology + kScenario + "queue = \"rate 100mbit lossless\"\n").find("lab.toml:9"),
+            std::string::npos);
 }
 
 TEST(LabCatalog, EveryShippedLabLoads) {

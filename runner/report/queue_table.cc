@@ -1,0 +1,82 @@
+#include "runner/report/queue_table.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <set>
+
+namespace fabriclab::runner::report {
+namespace {
+
+template <typename T>
+std::string or_dashes(const std::optional<T>& value, const char* format) {
+  return value ? fmt::format(fmt::runtime(format), *value) : "--";
+}
+
+}  // namespace
+
+std::string format_queue_table(const std::vector<ScenarioSummary>& summaries) {
+  bool any_queue = false;
+  std::set<std::string> flows;
+  for (const ScenarioSummary& s : summaries) {
+    any_queue = any_queue || s.result.marks.has_value();
+    for (const auto& [name, mbps] : s.result.neighbour_mbps) flows.insert(name);
+  }
+  if (!any_queue) return "";
+
+  constexpr size_t kQueueColumns = 13;  // then two per flow, wider
+  const auto row = [&](const std::vector<std::string>& cells) {
+    std::string line = fmt::format("{:<10} {:<10}", cells[0], cells[1]);
+    for (size_t i = 2; i < cells.size(); ++i)
+      line += fmt::format(i < kQueueColumns ? " {:>8}" : " {:>11}", cells[i]);
+    return line + "\n";
+  };
+  std::vector<std::string> head = {"scenario", "status", "p50 ms", "p99 ms", "retx",  "drops",
+                                   "marks",    "CE rx",  "ECE",    "pause ms", "q p50", "q p99",
+                                   "q max"};
+  for (const std::string& flow : flows) {
+    head.push_back(flow.substr(0, 6) + " Mb/s");
+    head.push_back(flow.substr(0, 6) + " rtt");
+  }
+  const std::string header = row(head);
+  std::string rows;
+  for (const ScenarioSummary& s : summaries) {
+    const ScenarioResult& r = s.result;
+    const bool stepped = r.steps_completed > 0 || r.median_step_ms > 0;
+    std::vector<std::string> cells = {
+        s.name,
+        status_word(s),
+        stepped ? fmt::format("{:.0f}", r.median_step_ms) : "--",
+        stepped ? fmt::format("{:.0f}", r.p99_step_ms) : "--",
+        or_dashes(r.retransmits, "{}"),
+        or_dashes(r.drops, "{}"),
+        or_dashes(r.marks, "{}"),
+        or_dashes(r.ce_packets, "{}"),
+        or_dashes(r.ce_echoed, "{}"),
+        or_dashes(r.paused_ms, "{:.0f}"),
+        or_dashes(r.queue_p50_kb, "{:.0f}k"),
+        or_dashes(r.queue_p99_kb, "{:.0f}k"),
+        or_dashes(r.queue_max_kb, "{:.0f}k")};
+    for (const std::string& flow : flows) {
+      const auto mbps = r.neighbour_mbps.find(flow);
+      cells.push_back(mbps == r.neighbour_mbps.end() ? "--" : or_dashes(mbps->second, "{:.1f}"));
+      const auto rtt = r.neighbour_rtt_ms.find(flow);
+      cells.push_back(rtt == r.neighbour_rtt_ms.end() ? "--" : or_dashes(rtt->second, "{:.1f} ms"));
+    }
+    rows += row(cells);
+  }
+  std::string notes =
+      "\np50/p99 ms: step time (slowest rank per step).  retx: TCP segments the ranks resent.\n"
+      "drops: packets the queue dropped (full buffer; for ecn also the packets it could not mark).\n"
+      "marks: packets it set CE on.  CE rx: CE-marked packets the ranks received (IpExtInCEPkts).\n"
+      "ECE: segments acknowledged with an ECN echo (TcpExtTCPDeliveredCE, at the senders).\n"
+      "pause ms: time the port held the links feeding it paused (PFC).  q: the queue depth\n"
+      "arriving packets found, KiB (p50, p99) and the deepest it was.";
+  if (!flows.empty())
+    notes +=
+        "\nThen each neighbour flow (iperf3, beside the job): its goodput, Mb/s, and its sender's\n"
+        "mean smoothed round trip -- the time its packets waited anywhere on the path.";
+  return "The queue: what the job paid, and what the switch port did\n\n" + header +
+         std::string(header.size() - 1, '-') + "\n" + rows + notes + "\n";
+}
+
+}  // namespace fabriclab::runner::report
