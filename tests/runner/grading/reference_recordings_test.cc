@@ -87,6 +87,26 @@ TEST(ReferenceRecordings, Lab04GradesPassAndFail) { grade_reference("04"); }
 TEST(ReferenceRecordings, Lab05GradesPassAndFail) { grade_reference("05"); }
 TEST(ReferenceRecordings, Lab06GradesPassAndFail) { grade_reference("06"); }
 TEST(ReferenceRecordings, Lab07GradesPassAndFail) { grade_reference("07"); }
+TEST(ReferenceRecordings, Lab08GradesPassAndFail) { grade_reference("08"); }
+
+// Issue 17's check, on the reference run: ecn marks and retransmits far
+// less than taildrop; lossless drops nothing and pauses; and the victim,
+// which never crosses the congested port, waits in lossless only.
+TEST(ReferenceRecordings, Lab08MarksInsteadOfDropsAndPausesHitTheVictim) {
+  const fs::path dir = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/08-congestion-without-casualties";
+  if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
+  std::map<std::string, nlohmann::json> result;
+  const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
+  for (const auto& s : run.at("scenarios"))
+    result[s.at("name").get<std::string>()] = s.at("result");
+  EXPECT_GT(result.at("ecn").at("marks").get<double>(), 0);
+  EXPECT_LT(result.at("ecn").at("retransmits").get<double>() * 10,
+            result.at("taildrop").at("retransmits").get<double>());
+  EXPECT_EQ(result.at("lossless").at("drops").get<double>(), 0);
+  EXPECT_GT(result.at("lossless").at("paused_ms").get<double>(), 0);
+  EXPECT_GT(result.at("lossless").at("victim_rtt_ms").get<double>(),
+            10 * result.at("ecn").at("victim_rtt_ms").get<double>());
+}
 
 // Issue 16's check for lab 05, on the reference run: the rank the summary
 // names -- the straggler of the slow-worker case, the slow link of the two
