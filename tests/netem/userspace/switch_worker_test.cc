@@ -159,6 +159,51 @@ TEST_F(SwitchWorkerTest, EcnMarksInsteadOfDroppingAndTheMarksArriveIntact) {
   EXPECT_GT(lab_->counter("a", "TcpExtTCPDeliveredCE"), 0);
 }
 
+// The packets themselves, captured at the receiver with tcpdump: data from a
+// arrives with CE set and an IP header checksum tcpdump finds right (it says
+// "bad cksum" otherwise), and c's ACKs carry ECE back to a.
+TEST_F(SwitchWorkerTest, ATraceShowsCeArrivingIntactAndEceEchoed) {
+  if (run_shell("command -v tcpdump").exit_code != 0)
+    GTEST_SKIP() << "tcpdump is not installed (scripts/setup.sh installs it)";
+  lab_->in("a", "sysctl -qw net.ipv4.tcp_ecn=1");
+  lab_->in("c", "sysctl -qw net.ipv4.tcp_ecn=1");
+  const std::string pcap = "/tmp/" + lab_->ns("c") + ".pcap";
+  lab_->in("c", "tcpdump -i eth0 -nn -s 128 -U -w " + pcap + " tcp >/dev/null 2>&1 & echo $! > " +
+                    pcap + ".pid");
+  ::usleep(500 * 1000);
+  {
+    SwitchWorker sw(lab_->switch_fd(),
+                    {{"10.78.0.3", parse_port_spec("rate 100mbit limit 64kb ecn k 8kb")}},
+                    {"10.78.0.1", "10.78.0.2"}, 1);
+    EXPECT_GT(lab_->iperf_a_to_c(1), 50);
+  }
+  run_shell("kill -INT $(cat " + pcap + ".pid); sleep 0.5");
+  const ShellResult trace = run_shell("tcpdump -r " + pcap + " -nn -v 2>/dev/null");
+  if (!getenv("FABRICLAB_KEEP_PCAP")) run_shell("rm -f " + pcap + " " + pcap + ".pid");
+  int ce_data = 0, bad_checksum = 0, ece_acks = 0;
+  std::istringstream lines(trace.output);
+  std::string header, body;
+  // -v prints each packet on two lines: the IP header ("IP (tos 0x3,CE, ...")
+  // then the TCP line ("10.78.0.1.x > 10.78.0.3.5201: Flags [...]").
+  while (std::getline(lines, header)) {
+    if (header.find(" IP (") == std::string::npos || !std::getline(lines, body)) continue;
+    const bool to_c = body.find("10.78.0.1.") != std::string::npos &&
+                      body.find("> 10.78.0.3.") != std::string::npos;
+    const bool to_a = body.find("10.78.0.3.") != std::string::npos &&
+                      body.find("> 10.78.0.1.") != std::string::npos;
+    if (header.find("bad cksum") != std::string::npos) ++bad_checksum;
+    if (to_c && header.find(",CE") != std::string::npos) ++ce_data;
+    if (to_a && body.find("Flags [") != std::string::npos &&
+        body.substr(body.find("Flags [")).find('E') < body.substr(body.find("Flags [")).find(']'))
+      ++ece_acks;
+  }
+  std::cout << "trace: " << ce_data << " CE-marked packets to c, " << ece_acks
+            << " ACKs with ECE to a, " << bad_checksum << " bad checksums\n";
+  EXPECT_GT(ce_data, 10) << trace.output.substr(0, 2000);
+  EXPECT_GT(ece_acks, 10);
+  EXPECT_EQ(bad_checksum, 0);
+}
+
 TEST_F(SwitchWorkerTest, LosslessPausesTheSenderInsteadOfDropping) {
   SwitchWorker sw(lab_->switch_fd(),
                   {{"10.78.0.3", parse_port_spec("rate 100mbit limit 512kb lossless xoff 64kb xon 32kb")}},
