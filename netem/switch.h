@@ -36,6 +36,8 @@ class Switch {
   virtual SwitchCounters counters() = 0;
   // Per port, the deepest it has been since the previous call (a time series).
   virtual std::vector<uint64_t> take_window_max() = 0;
+  // Per port, an ecn port's marking decisions by depth (switch_model.h).
+  virtual std::vector<MarkingBucket> marking_trace(int port) = 0;
   // Where it works, for run.json: "userspace switch (NFQUEUE 16000, nft table ...)".
   virtual std::string describe() const = 0;
 };

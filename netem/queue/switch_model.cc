@@ -39,6 +39,10 @@ SwitchModel::SwitchModel(std::vector<PortSpec> ports, int ingresses, uint64_t se
     port.spec = spec;
     port.bytes_from.assign(ingresses_.size(), 0);
     port.depth_histogram.assign(spec.limit_bytes / kDepthBucket + 2, 0);
+    if (spec.policy == QueuePolicy::kEcn) {
+      port.ect_by_depth.assign(port.depth_histogram.size(), 0);
+      port.marked_by_depth.assign(port.depth_histogram.size(), 0);
+    }
     ports_.push_back(std::move(port));
   }
 }
@@ -103,7 +107,13 @@ void SwitchModel::enqueue(int64_t now_ns, const SwitchPacket& packet) {
     ready_.push_back({packet.token, SwitchVerdict::kDrop});
     return;
   }
-  if (s.policy == QueuePolicy::kEcn && marks(port)) {
+  const size_t bucket = std::min<size_t>(found / kDepthBucket, port.depth_histogram.size() - 1);
+  const bool marked = s.policy == QueuePolicy::kEcn && marks(port);
+  if (s.policy == QueuePolicy::kEcn && packet.ect) {
+    ++port.ect_by_depth[bucket];
+    if (marked) ++port.marked_by_depth[bucket];
+  }
+  if (marked) {
     if (!packet.ect) {  // RED drops what it cannot mark
       ++port.counters.dropped;
       ++port.counters.unmarkable;
@@ -209,6 +219,14 @@ IngressCounters SwitchModel::ingress_counters(int ingress, int64_t now_ns) const
   if (in.paused_by > 0) c.paused_ns += now_ns - in.paused_since_ns;
   c.holding = in.held.size();
   return c;
+}
+
+std::vector<MarkingBucket> SwitchModel::marking_trace(int port) const {
+  const Port& p = ports_.at(static_cast<size_t>(port));
+  std::vector<MarkingBucket> trace;
+  for (size_t b = 0; b < p.ect_by_depth.size(); ++b)
+    if (p.ect_by_depth[b] > 0) trace.push_back({b * kDepthBucket, p.ect_by_depth[b], p.marked_by_depth[b]});
+  return trace;
 }
 
 uint64_t SwitchModel::take_window_max(int port) {

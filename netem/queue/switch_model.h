@@ -65,6 +65,12 @@ struct PortCounters {
   uint64_t depth_p99_bytes = 0;
 };
 
+struct MarkingBucket {
+  uint64_t depth_from_bytes = 0;  // the bucket covers [from, from + 1 KiB)
+  uint64_t ect = 0;               // ECN-capable arrivals that found that depth
+  uint64_t marked = 0;            // of those, marked CE
+};
+
 struct IngressCounters {
   uint64_t held_packets = 0;  // packets that arrived while it was paused
   uint64_t pauses = 0;        // times it went from running to paused
@@ -89,6 +95,10 @@ class SwitchModel {
   IngressCounters ingress_counters(int ingress, int64_t now_ns) const;
   // The largest depth of `port` since the previous call (for a time series).
   uint64_t take_window_max(int port);
+  // An ecn port's decisions by the depth the packet found: per KiB of depth,
+  // the ECN-capable packets that got a marking draw and how many it marked
+  // (the packet-level trace the marking profile is checked against).
+  std::vector<MarkingBucket> marking_trace(int port) const;
   int ports() const { return static_cast<int>(ports_.size()); }
 
  private:
@@ -109,6 +119,8 @@ class SwitchModel {
     int64_t pausing_since_ns = 0;
     std::vector<int> paused;       // the ingresses it paused
     std::vector<uint64_t> depth_histogram;  // arrivals per KiB of depth found
+    std::vector<uint64_t> ect_by_depth;     // ecn: ECN-capable arrivals per KiB found
+    std::vector<uint64_t> marked_by_depth;  // ecn: of those, marked
     uint64_t window_max = 0;
     PortCounters counters;
   };

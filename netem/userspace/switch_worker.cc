@@ -139,6 +139,11 @@ std::vector<uint64_t> SwitchWorker::take_window_max() {
   return max;
 }
 
+std::vector<MarkingBucket> SwitchWorker::marking_trace(int port) {
+  std::lock_guard<std::mutex> lock(model_mutex_);
+  return model_->marking_trace(port);
+}
+
 void SwitchWorker::run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   sched_param param{};

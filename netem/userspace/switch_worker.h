@@ -51,6 +51,7 @@ class SwitchWorker : public Switch {
   void stop();  // idempotent
   SwitchCounters counters() override;
   std::vector<uint64_t> take_window_max() override;
+  std::vector<MarkingBucket> marking_trace(int port) override;
   std::string describe() const override;
   uint16_t queue_num() const;
 

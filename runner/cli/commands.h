@@ -27,6 +27,7 @@ void add_replay_command(CLI::App& app);
 void add_cost_command(CLI::App& app);
 void add_bench_gemm_command(CLI::App& app);       // `bench gemm`; creates `bench` if absent
 void add_bench_impair_command(CLI::App& app);     // `bench impair`; creates `bench` if absent
+void add_bench_queue_command(CLI::App& app);      // `bench queue`
 void add_bench_train_command(CLI::App& app);      // `bench train`; creates `bench` if absent
 void add_bench_allreduce_command(CLI::App& app);  // `bench allreduce` (+ hidden allreduce-rank)
 

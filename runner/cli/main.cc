@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   fabriclab::cli::add_cost_command(app);
   fabriclab::cli::add_bench_gemm_command(app);
   fabriclab::cli::add_bench_impair_command(app);
+  fabriclab::cli::add_bench_queue_command(app);
   fabriclab::cli::add_bench_train_command(app);
   fabriclab::cli::add_bench_allreduce_command(app);
 

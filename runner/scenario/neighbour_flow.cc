@@ -5,6 +5,7 @@
 #include <chrono>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -31,6 +32,24 @@ std::optional<LocalRank> local_rank(const LabNetwork& network, int rank) {
   return std::nullopt;
 }
 
+// Mb/s over the server's report's intervals, each once (by its start).
+std::optional<double> received_mbps(const std::string& server_json) {
+  const auto json = nlohmann::json::parse(server_json, nullptr, false);
+  if (json.is_discarded() || !json.contains("intervals") || !json["intervals"].is_array())
+    return std::nullopt;
+  std::set<double> starts;
+  double bytes = 0, seconds = 0;
+  for (const nlohmann::json& interval : json["intervals"]) {
+    const nlohmann::json sum = interval.value("sum", nlohmann::json::object());
+    const double start = sum.value("start", -1.0);
+    if (start < 0 || !starts.insert(start).second) continue;
+    bytes += sum.value("bytes", 0.0);
+    seconds += sum.value("seconds", 0.0);
+  }
+  if (seconds < 0.5) return std::nullopt;
+  return bytes * 8 / seconds / 1e6;
+}
+
 }  // namespace
 
 NeighbourFlows::NeighbourFlows(const LabNetwork& network,
@@ -49,12 +68,14 @@ NeighbourFlows::NeighbourFlows(const LabNetwork& network,
     r.output = dir + "/neighbour-" + flow.name + ".json";
 
     LaunchSpec server;
-    server.argv = {"iperf3", "-s", "-p", std::to_string(port), "-B", to->bind_addr};
+    r.server_output = dir + "/neighbour-" + flow.name + "-server.json";
+    // -1: it ends with the client's test, and writes its report (-J) then.
+    server.argv = {"iperf3", "-s", "-1", "-J", "-p", std::to_string(port), "-B", to->bind_addr};
     server.netns_fd = to->netns_fd;
     server.netns_label = to->netns_label;
     server.label = "iperf3 server of neighbour " + flow.name;
-    server.stdout_stream = Redirect::null();
-    server.stderr_stream = Redirect::file(dir + "/neighbour-" + flow.name + "-server.err");
+    server.stdout_stream = Redirect::file(r.server_output);
+    server.stderr_stream = Redirect::append(r.server_output);
     r.server = Process::launch(server, ledger);
     for (int tries = 0; tries < 250 && !port_listening(to->netns_fd, port); ++tries)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -87,7 +108,7 @@ std::vector<nlohmann::json> NeighbourFlows::stop() {
     // SIGINT: iperf3 writes its report (sum_sent) before it exits.
     if (r.client.running()) r.client.signal(SIGINT);
     if (!r.client.wait_for(std::chrono::seconds(5))) r.client.terminate();
-    r.server.terminate(std::chrono::milliseconds(500));
+    if (!r.server.wait_for(std::chrono::seconds(3))) r.server.terminate(std::chrono::milliseconds(500));
     const NeighbourFlowSpec& f = r.spec;
     nlohmann::json event = {{"name", f.name},
                             {"from", "r" + std::to_string(f.from)},
@@ -98,6 +119,7 @@ std::vector<nlohmann::json> NeighbourFlows::stop() {
                             {"seconds", nullptr},
                             {"bytes_sent", nullptr},
                             {"mbps", nullptr},
+                            {"sent_mbps", nullptr},
                             {"retransmits", nullptr},
                             {"rtt_ms", nullptr},
                             {"max_rtt_ms", nullptr}};
@@ -114,7 +136,15 @@ std::vector<nlohmann::json> NeighbourFlows::stop() {
       const double bytes = sent.value("bytes", 0.0);
       event["seconds"] = seconds;
       event["bytes_sent"] = bytes;
-      event["mbps"] = bytes * 8 / seconds / 1e6;
+      event["sent_mbps"] = bytes * 8 / seconds / 1e6;
+      // What arrived: the receiver's whole one-second intervals (an
+      // interrupted iperf3 server reports no end of its own, and may repeat
+      // its last interval); the sender's count would include what was still
+      // in flight or held at a paused link when it stopped.
+      if (const auto received = received_mbps(read_text(r.server_output)))
+        event["mbps"] = *received;
+      else
+        event["error"] = "the iperf3 server reported no whole second";
       event["retransmits"] = sent.value("retransmits", int64_t{0});
       // The sender's smoothed round trip, as iperf3 samples it once a second
       // (tcpi_rtt, us): time its packets waited anywhere on the path.

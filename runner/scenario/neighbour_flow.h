@@ -8,9 +8,10 @@
 // 50mbit"]` (runner/lab/neighbour_flow_spec.h).
 //
 // Measurement: the client is stopped with SIGINT when the job ends and
-// reports the bytes it sent and the seconds it ran (its -J `end.sum_sent`);
-// goodput = bytes sent / seconds (bytes still in flight at the stop are a
-// window's worth: small against seconds of traffic).
+// reports the bytes it sent and the seconds it ran (its -J `end.sum_sent`:
+// sent_mbps); goodput (mbps) is what the receiver got, from the server's
+// one-second intervals (the whole seconds before the stop). The two differ
+// by what was in flight, or held at a paused link, when it stopped.
 //
 // Lifetime: the processes are the ledger's (a killed run's `fabriclab
 // cleanup` ends them); stop() ends them, and so does the destructor.
@@ -42,7 +43,7 @@ class NeighbourFlows {
 
   // Stops them and returns one `neighbour` event's fields per flow (without
   // v/ts/event): name, from, to, rate_mbps (null: unpaced), seconds,
-  // bytes_sent, mbps, retransmits, rtt_ms and max_rtt_ms (the sender's
+  // bytes_sent, mbps (received), sent_mbps, retransmits, rtt_ms and max_rtt_ms (the sender's
   // smoothed round trip, iperf3's once-a-second samples: mean and max); a flow that reported nothing has an
   // `error` and null figures.
   std::vector<nlohmann::json> stop();
@@ -50,7 +51,8 @@ class NeighbourFlows {
  private:
   struct Running {
     NeighbourFlowSpec spec;
-    std::string output;  // the client's -J output file
+    std::string output;         // the client's -J output file
+    std::string server_output;  // the server's
     Process server;
     Process client;
   };

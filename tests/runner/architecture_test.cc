@@ -25,7 +25,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"cli", {"bench", "cleanup", "grading", "host", "lab", "ledger", "link", "process",
                "recording", "report", "rundir", "scenario", "topology", "workload"}},
       {"host", {"cleanup", "lab", "ledger", "process", "scenario", "topology"}},
-      {"bench", {"lab", "ledger", "process", "topology", "workload"}},
+      {"bench", {"lab", "ledger", "process", "scenario", "topology", "workload"}},
       {"grading", {"lab", "report", "rundir"}},
       {"report", {"process", "rundir"}},
       {"scenario", {"cleanup", "lab", "ledger", "link", "process", "recording", "report", "rundir",

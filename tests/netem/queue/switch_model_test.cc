@@ -56,6 +56,16 @@ TEST(SwitchModel, RedMarksNothingBelowKminSomeBetweenAllAboveKmax) {
   EXPECT_EQ(above, 300 - 205);  // found 20,500 bytes and more: every one
   EXPECT_EQ(sw.port_counters(0, 0).marked, static_cast<uint64_t>(between + above));
   EXPECT_EQ(sw.port_counters(0, 0).dropped, 0u);
+  // The same decisions by depth found: none below 10 KiB, all from 20 KiB.
+  uint64_t ect = 0, marked = 0;
+  for (const MarkingBucket& b : sw.marking_trace(0)) {
+    ect += b.ect;
+    marked += b.marked;
+    if (b.depth_from_bytes + 1024 <= 10 * 1024) EXPECT_EQ(b.marked, 0u) << b.depth_from_bytes;
+    if (b.depth_from_bytes >= 20 * 1024) EXPECT_EQ(b.marked, b.ect) << b.depth_from_bytes;
+  }
+  EXPECT_EQ(ect, 300u);
+  EXPECT_EQ(marked, static_cast<uint64_t>(between + above));
 }
 
 TEST(SwitchModel, WhatCannotBeMarkedIsDroppedAndDctcpHasOneThreshold) {
