@@ -17,7 +17,6 @@
 #include "netem/switch.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
-#include "runner/link/link_setting.h"
 #include "runner/process/iperf_client.h"
 #include "runner/scenario/neighbour_flow.h"
 #include "runner/topology/lab_network.h"

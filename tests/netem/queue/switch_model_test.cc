@@ -61,8 +61,12 @@ TEST(SwitchModel, RedMarksNothingBelowKminSomeBetweenAllAboveKmax) {
   for (const MarkingBucket& b : sw.marking_trace(0)) {
     ect += b.ect;
     marked += b.marked;
-    if (b.depth_from_bytes + 1024 <= 10 * 1024) EXPECT_EQ(b.marked, 0u) << b.depth_from_bytes;
-    if (b.depth_from_bytes >= 20 * 1024) EXPECT_EQ(b.marked, b.ect) << b.depth_from_bytes;
+    if (b.depth_from_bytes + 1024 <= 10 * 1024) {
+      EXPECT_EQ(b.marked, 0u) << b.depth_from_bytes;
+    }
+    if (b.depth_from_bytes >= 20 * 1024) {
+      EXPECT_EQ(b.marked, b.ect) << b.depth_from_bytes;
+    }
   }
   EXPECT_EQ(ect, 300u);
   EXPECT_EQ(marked, static_cast<uint64_t>(between + above));
