@@ -185,6 +185,32 @@ TEST_F(RunCommandTest, BadLabFileIsAFileLineErrorAndCreatesNothing) {
   EXPECT_EQ(testing::host_links(), before.links);
 }
 
+// Lab 08's words: a queue whose thresholds are upside down, and a neighbour
+// flow to a rank the lab does not have. Exit 2 naming the line and the word;
+// no namespace, link or switch table is made.
+TEST_F(RunCommandTest, BadQueueAndNeighbourWordsAreFileLineErrorsAndApplyNothing) {
+  for (const std::string& bad :
+       {std::string("queue = \"rate 100mbit limit 64kb ecn kmin 40kb kmax 10kb\"\nlinks = [\"r0\"]\n"),
+        std::string("neighbours = [\"noisy r7->r0\"]\n")}) {
+    const std::string folder = write_lab(labs_, kSmallTrainer, scenario("clean", "", 60, 20));
+    std::ofstream(folder + "/lab.toml", std::ios::app)
+        << "[[scenario]]\nname = \"bad\"\ncondition = \"bad\"\n" << bad;
+    HostState before;
+    auto r = run_command(run_argv(), {}, 60s);
+    EXPECT_EQ(r.status.code, 2) << r.output;
+    EXPECT_NE(r.output.find("lab.toml:"), std::string::npos) << r.output;
+    EXPECT_TRUE(r.output.find("kmax") != std::string::npos ||
+                r.output.find("r0 to r1") != std::string::npos)
+        << r.output;
+    EXPECT_FALSE(std::filesystem::exists(output_)) << "a run directory was created";
+    EXPECT_EQ(testing::run_netns_entries("fl-"), before.netns);
+    EXPECT_EQ(testing::host_links(), before.links);
+    EXPECT_EQ(run_command({"sh", "-c", "nft list tables | grep -c fabriclab_switch"}, {}, 10s)
+                  .output.find_first_not_of("0\n"),
+              std::string::npos);
+  }
+}
+
 class RunSignalTest : public RunCommandTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(RunSignalTest, StopsAndLeavesNothing) {
