@@ -21,7 +21,7 @@ packages=(
   dataset-fashion-mnist
   # runtime tools and real clients the tests check against
   iproute2 iptables nftables iputils-ping iperf3 strace gnuplot-nox asciinema
-  tcpdump
+  tcpdump traceroute
   util-linux procps kmod
   # baseline for the benchmark: PyTorch DDP on the same libtorch
   python3-torch

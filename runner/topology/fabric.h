@@ -23,6 +23,10 @@ struct FabricNode {
   std::string name;  // [a-z0-9]+: "r0", "sw"; namespace fl-<run id>-<name>
   bool is_switch = false;
   int rank = -1;     // hosts: the rank on it
+  // Switches: true for an IP router (each one a hop traceroute shows),
+  // false for a bridge (layer 2: invisible to traceroute). Every kind so
+  // far has bridges only.
+  bool routed = false;
 };
 
 // A point-to-point link; `a` is a host, `b` a host or a switch.

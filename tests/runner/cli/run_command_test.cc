@@ -205,9 +205,10 @@ TEST_F(RunCommandTest, BadQueueAndNeighbourWordsAreFileLineErrorsAndApplyNothing
     EXPECT_FALSE(std::filesystem::exists(output_)) << "a run directory was created";
     EXPECT_EQ(testing::run_netns_entries("fl-"), before.netns);
     EXPECT_EQ(testing::host_links(), before.links);
-    EXPECT_EQ(run_command({"sh", "-c", "nft list tables | grep -c fabriclab_switch"}, {}, 10s)
-                  .output.find_first_not_of("0\n"),
-              std::string::npos);
+    EXPECT_EQ(
+        run_command({"/bin/sh", "-c", "nft list tables | grep -c fabriclab_switch || true"}, {}, 10s)
+            .output,
+        "0\n");
   }
 }
 

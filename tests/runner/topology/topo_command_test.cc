@@ -1,0 +1,40 @@
+// `fabriclab topo` on the shipped labs: the table without building anything,
+// and --check, which builds the network and asks the real traceroute.
+#include <gtest/gtest.h>
+
+#include "tests/support/child_process.h"
+
+namespace fabriclab {
+namespace {
+
+using testing::run_command;
+
+std::vector<std::string> topo(std::vector<std::string> args) {
+  args.insert(args.begin(), {FABRICLAB_BINARY, "topo", "--labs", FABRICLAB_SOURCE_DIR "/labs"});
+  return args;
+}
+
+TEST(TopoCommand, PrintsTheLabsNetworkWithoutBuildingIt) {
+  const auto r = run_command(topo({"08"}));
+  EXPECT_EQ(r.status.code, 0) << r.output;
+  EXPECT_NE(r.output.find("fabric 'switch': 4 hosts, 1 switch, 4 links"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("r0 -> r3: r0 - sw - r3"), std::string::npos) << r.output;
+  const auto bad = run_command(topo({"99"}));
+  EXPECT_EQ(bad.status.code, 2) << bad.output;
+}
+
+TEST(TopoCommand, TracerouteAgreesWithTheDrawnPaths) {
+  if (run_command({"/bin/sh", "-c", "command -v traceroute"}).status.code != 0)
+    GTEST_SKIP() << "traceroute is not installed (scripts/setup.sh installs it)";
+  for (const char* lab : {"02", "05"}) {  // a pair, and four ranks on a switch
+    const auto r = run_command(topo({lab, "--check"}));
+    EXPECT_EQ(r.status.code, 0) << r.output;
+    EXPECT_NE(r.output.find("traceroute agrees with every drawn path"), std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("MISMATCH"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(run_command({"/bin/sh", "-c", "ip netns list | grep -c '^fl-' || true"}).output, "0\n");
+}
+
+}  // namespace
+}  // namespace fabriclab
