@@ -6,6 +6,8 @@
 //   single  1 rank:  host r0, no links (the rank talks to itself over lo)
 //   pair    2 ranks: hosts r0, r1 and one link "r0-r1" between them
 //   switch  N ranks: hosts r0..rN-1, switch "sw" (a bridge), links "rI-sw"
+//   leaf_spine  N ranks: the first half on router tor0, the rest on tor1,
+//           both ToRs linked to routers spine0 and spine1 (routed_fabric.h)
 //   auto    single, pair or switch by the number of ranks (the default)
 //
 // A new kind is one entry in fabric_kinds.cc drawing its graph. Hosts carry
@@ -29,7 +31,8 @@ struct FabricNode {
   bool routed = false;
 };
 
-// A point-to-point link; `a` is a host, `b` a host or a switch.
+// A point-to-point link; `a` is a host, `b` a host or a switch -- or both
+// are routers (a ToR's uplink to a spine).
 struct FabricLink {
   std::string name;  // "r0-r1", "r2-sw"
   std::string a, b;  // node names

@@ -22,6 +22,25 @@ FabricGraph one_switch(int ranks) {
   return graph;
 }
 
+// Two racks under two spines: ranks 0 .. ceil(N/2)-1 on ToR tor0, the rest
+// on tor1; each ToR linked to both spines (routed_fabric.h: L2 in the rack,
+// ECMP over the spines above it).
+FabricGraph leaf_spine(int ranks) {
+  FabricGraph graph{"leaf_spine", {}, {}, {}};
+  for (const char* name : {"tor0", "tor1", "spine0", "spine1"})
+    graph.switches.push_back({name, true, -1, true});
+  const int first_rack = (ranks + 1) / 2;
+  for (int i = 0; i < ranks; ++i) {
+    graph.hosts.push_back(host(i));
+    const std::string tor = i < first_rack ? "tor0" : "tor1";
+    graph.links.push_back({graph.hosts.back().name + "-" + tor, graph.hosts.back().name, tor});
+  }
+  for (const char* tor : {"tor0", "tor1"})
+    for (const char* spine : {"spine0", "spine1"})
+      graph.links.push_back({std::string(tor) + "-" + spine, tor, spine});
+  return graph;
+}
+
 struct FabricKind {
   const char* name;
   int min_ranks, max_ranks;
@@ -32,6 +51,7 @@ const FabricKind kKinds[] = {
     {"single", 1, 1, single},
     {"pair", 2, 2, pair},
     {"switch", 2, kMaxRanks, one_switch},
+    {"leaf_spine", 2, kMaxRanks, leaf_spine},
 };
 
 std::string auto_kind(int ranks) { return ranks == 1 ? "single" : ranks == 2 ? "pair" : "switch"; }

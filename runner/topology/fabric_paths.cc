@@ -41,11 +41,15 @@ FabricPath fabric_path(const FabricGraph& graph, const std::string& from, const 
     throw std::invalid_argument("no path joins '" + from + "' and '" + to + "'");
   FabricPath path;
   for (std::string at = to; !at.empty(); at = came_from[at]) path.nodes.insert(path.nodes.begin(), at);
-  for (const std::string& name : path.nodes) {
-    const FabricNode* node = node_named(graph, name);
+  for (size_t i = 0; i < path.nodes.size(); ++i) {
+    const FabricNode* node = node_named(graph, path.nodes[i]);
     if (!node->is_switch) continue;
     ++path.switches;
-    path.routers += node->routed ? 1 : 0;
+    // A router between two of its own hosts bridges them (one rack, one
+    // subnet): a hop only when the packet goes up or comes down.
+    const bool between_hosts = !node_named(graph, path.nodes[i - 1])->is_switch &&
+                               !node_named(graph, path.nodes[i + 1])->is_switch;
+    path.routers += node->routed && !between_hosts ? 1 : 0;
   }
   return path;
 }

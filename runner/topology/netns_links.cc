@@ -161,6 +161,64 @@ void NetnsLinks::add_ipv4(const std::string& device, const std::string& address,
   }
 }
 
+namespace {
+
+in_addr ipv4_or_throw(const std::string& address, const std::string& what) {
+  in_addr parsed{};
+  if (inet_pton(AF_INET, address.c_str(), &parsed) != 1)
+    throw InputError(what + " '" + address + "': expected an IPv4 address (dotted quad)");
+  return parsed;
+}
+
+}  // namespace
+
+void NetnsLinks::add_route(const std::string& destination, int prefix_len,
+                           const std::vector<NextHop>& hops) {
+  const in_addr dst = ipv4_or_throw(destination, "route destination");
+  if (hops.empty() || prefix_len < 0 || prefix_len > 32)
+    throw InputError("route to " + destination + ": expected a prefix length 0-32 and a next hop");
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL);
+  auto* rt = static_cast<rtmsg*>(mnl_nlmsg_put_extra_header(request, sizeof(rtmsg)));
+  rt->rtm_family = AF_INET;
+  rt->rtm_dst_len = static_cast<unsigned char>(prefix_len);
+  rt->rtm_table = RT_TABLE_MAIN;
+  rt->rtm_protocol = RTPROT_STATIC;
+  rt->rtm_scope = RT_SCOPE_UNIVERSE;
+  rt->rtm_type = RTN_UNICAST;
+  mnl_attr_put(request, RTA_DST, sizeof(dst), &dst);
+  std::string described;
+  if (hops.size() == 1) {
+    const in_addr via = ipv4_or_throw(hops[0].gateway, "next hop");
+    const int index = link_index(hops[0].device);
+    if (index == 0) fail("route to " + destination + " via " + hops[0].device, ENODEV);
+    mnl_attr_put(request, RTA_GATEWAY, sizeof(via), &via);
+    mnl_attr_put_u32(request, RTA_OIF, static_cast<uint32_t>(index));
+    described = hops[0].gateway;
+  } else {
+    nlattr* multipath = mnl_attr_nest_start(request, RTA_MULTIPATH);
+    for (const NextHop& hop : hops) {
+      const in_addr via = ipv4_or_throw(hop.gateway, "next hop");
+      const int index = link_index(hop.device);
+      if (index == 0) fail("route to " + destination + " via " + hop.device, ENODEV);
+      // Each next hop: an rtnexthop header followed by its own attributes,
+      // its length covering both (rtnetlink(7)).
+      auto* nh = static_cast<rtnexthop*>(mnl_nlmsg_get_payload_tail(request));
+      request->nlmsg_len += MNL_ALIGN(sizeof(rtnexthop));
+      std::memset(nh, 0, sizeof(rtnexthop));
+      nh->rtnh_ifindex = index;
+      nh->rtnh_hops = 0;  // weight 1
+      mnl_attr_put(request, RTA_GATEWAY, sizeof(via), &via);
+      nh->rtnh_len = static_cast<unsigned short>(reinterpret_cast<char*>(mnl_nlmsg_get_payload_tail(request)) -
+                                                 reinterpret_cast<char*>(nh));
+      described += (described.empty() ? "" : ", ") + hop.gateway;
+    }
+    mnl_attr_nest_end(request, multipath);
+  }
+  if (int err = transact(request))
+    fail("add route " + destination + "/" + std::to_string(prefix_len) + " via " + described, err);
+}
+
 bool NetnsLinks::delete_link(const std::string& device) {
   int index = link_index(device);
   if (index == 0) return false;

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/rtnl_socket.h"
 
@@ -44,6 +45,17 @@ class NetnsLinks {
   void set_gso_max_segs(const std::string& device, uint32_t segments);
   // Adds an IPv4 address with its prefix, e.g. ("eth0", "10.77.0.1", 24).
   void add_ipv4(const std::string& device, const std::string& address, int prefix_len);
+  // A next hop of a route: the neighbour's address, reached over `device`.
+  struct NextHop {
+    std::string gateway;  // IPv4
+    std::string device;
+  };
+  // Adds a route to `destination`/`prefix_len` via one next hop, or, with
+  // several, one multipath (ECMP) route over all of them with equal weights
+  // (RTA_MULTIPATH, as `ip route add D nexthop via A dev X nexthop via B dev
+  // Y`): the kernel picks a next hop per flow by the namespace's
+  // fib_multipath_hash_policy.
+  void add_route(const std::string& destination, int prefix_len, const std::vector<NextHop>& hops);
   // Deletes `device` (a veth pair goes as a whole). Returns false if it did
   // not exist; throws on any other failure.
   bool delete_link(const std::string& device);

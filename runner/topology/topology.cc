@@ -84,6 +84,24 @@ void disable_ipv6(int netns_fd) {
   }
 }
 
+// A router forwards, and spreads flows over equal-cost routes by their
+// 5-tuple (fib_multipath_hash_policy 1, layer 4), as a fabric's ECMP does.
+void enable_forwarding(int netns_fd) {
+  ScopedNetns inside(netns_fd);
+  for (const auto& [path, value] :
+       {std::pair<const char*, const char*>{"/proc/sys/net/ipv4/ip_forward", "1"},
+        {"/proc/sys/net/ipv4/fib_multipath_hash_policy", "1"}}) {
+    const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, value, 1) != 1) {
+      const int err = errno;
+      if (fd >= 0) ::close(fd);
+      throw std::runtime_error(std::string("topology: cannot write ") + path + ": " +
+                               std::strerror(err));
+    }
+    ::close(fd);
+  }
+}
+
 }  // namespace
 
 Topology::Topology(Ledger& ledger, std::string run_id)
@@ -101,6 +119,11 @@ std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledg
   topology->named_ = !mount_dir.empty();
   const std::string prefix = "fl-" + spec.run_id + "-";
   topology->fabric_hosts_ = graph.hosts;
+  try {
+    topology->routed_ = plan_routed_fabric(graph);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("topology: ") + e.what());
+  }
   for (const FabricNode& host : graph.hosts) {
     bool has_link = false;
     for (const FabricLink& link : graph.links) has_link |= link.a == host.name || link.b == host.name;
@@ -115,6 +138,7 @@ std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledg
     links.set_up(rank.device);
   }
   topology->segmentation_offload_ = spec.segmentation_offload;
+  topology->add_routing();
   if (!spec.segmentation_offload) {
     for (const Link& link : topology->links_) {
       for (const Endpoint* end : {&link.a, &link.b})
@@ -139,7 +163,9 @@ void Topology::add_host(const FabricNode& host, const std::string& prefix,
     rank.ipv4 = "127.0.0.1";
   } else {
     rank.device = kRankDevice;
-    rank.ipv4 = host_address(subnet_, host.rank + 1);
+    const auto routed = routed_.host_address.find(host.name);
+    rank.ipv4 = routed != routed_.host_address.end() ? routed->second
+                                                     : host_address(subnet_, host.rank + 1);
     rank.egress = {rank.netns, rank.netns_fd, rank.device};
     disable_ipv6(rank.netns_fd);
   }
@@ -154,13 +180,50 @@ void Topology::add_switch(const FabricNode& node, const std::string& prefix,
   disable_ipv6(sw.fd());
   NetnsLinks links(sw.fd(), sw.name());
   links.set_up("lo");
+  switches_.emplace_back(node.name, index);
+  if (node.routed) enable_forwarding(sw.fd());
+  const auto gateway = routed_.tor_gateway.find(node.name);
+  if (node.routed && gateway == routed_.tor_gateway.end()) return;  // a spine: router links only
   links.create_bridge(kBridge);
   links.set_up(kBridge);
-  switches_.emplace_back(node.name, index);
+  if (gateway != routed_.tor_gateway.end()) links.add_ipv4(kBridge, gateway->second, kPrefixLen);
+}
+
+int Topology::switch_namespace(const std::string& name) const {
+  for (const auto& [switch_name, index] : switches_)
+    if (switch_name == name) return index;
+  throw std::logic_error("topology: no switch " + name);
+}
+
+void Topology::add_routing() {
+  for (const RouterLinkPlan& link : routed_.router_links) {
+    const NetworkNamespace& a = namespaces_.at(static_cast<size_t>(switch_namespace(link.a))).ns;
+    const NetworkNamespace& b = namespaces_.at(static_cast<size_t>(switch_namespace(link.b))).ns;
+    NetnsLinks a_links(a.fd(), a.name());
+    NetnsLinks b_links(b.fd(), b.name());
+    a_links.create_veth(link.a_device, link.b_device, b.fd());
+    a_links.add_ipv4(link.a_device, link.a_address, 31);
+    b_links.add_ipv4(link.b_device, link.b_address, 31);
+    a_links.set_up(link.a_device);
+    b_links.set_up(link.b_device);
+    if (!segmentation_offload_) {
+      a_links.set_gso_max_segs(link.a_device, 1);
+      b_links.set_gso_max_segs(link.b_device, 1);
+    }
+  }
+  for (const RoutePlan& route : routed_.routes) {
+    std::vector<NetnsLinks::NextHop> hops;
+    for (const NextHopPlan& hop : route.hops) hops.push_back({hop.gateway, hop.device});
+    const FabricNode* host = find_node(fabric_hosts_, route.node);
+    const int netns_fd = host ? ranks_.at(static_cast<size_t>(host->rank)).netns_fd
+                              : namespaces_.at(static_cast<size_t>(switch_namespace(route.node))).ns.fd();
+    NetnsLinks(netns_fd, route.node).add_route(route.destination, route.prefix_len, hops);
+  }
 }
 
 void Topology::add_link(const FabricLink& link) {
   const FabricNode* a = find_node(fabric_hosts_, link.a);
+  if (!a) return;  // between two routers: add_routing() makes it
   RankNetwork& host = ranks_.at(static_cast<size_t>(a->rank));
   if (const FabricNode* b = find_node(fabric_hosts_, link.b)) {
     RankNetwork& peer = ranks_.at(static_cast<size_t>(b->rank));
@@ -249,7 +312,19 @@ std::string Topology::describe() const {
     }
     out << "\n";
   }
-  if (has_switch()) out << "  switch: netns " << switch_netns() << ", bridge " << kBridge << "\n";
+  if (!routed_.empty()) {
+    for (const auto& [name, index] : switches_) {
+      out << "  router " << name << ": netns " << namespaces_[static_cast<size_t>(index)].ns.name();
+      const auto gateway = routed_.tor_gateway.find(name);
+      if (gateway != routed_.tor_gateway.end())
+        out << ", its hosts bridged on " << kBridge << ", gateway " << gateway->second;
+      out << "\n";
+    }
+    out << "  router links: " << routed_.router_links.size()
+        << " (/31 each); routes to other racks over every shortest path (ECMP, layer-4 hash)\n";
+  } else if (has_switch()) {
+    out << "  switch: netns " << switch_netns() << ", bridge " << kBridge << "\n";
+  }
   if (!segmentation_offload_ && !links_.empty()) {
     out << "  links carry MTU-sized frames (segmentation offload off: gso_max_segs 1)\n";
   }

@@ -38,6 +38,7 @@
 
 #include "runner/ledger/ledger.h"
 #include "runner/topology/fabric.h"
+#include "runner/topology/routed_fabric.h"
 #include "runner/topology/network_namespace.h"
 
 namespace fabriclab::runner {
@@ -124,6 +125,10 @@ class Topology {
                 bool has_link);
   void add_switch(const FabricNode& node, const std::string& prefix, const std::string& mount_dir);
   void add_link(const FabricLink& link);
+  // The routers' links, addresses and routes (routed_fabric.h), once every
+  // namespace exists.
+  void add_routing();
+  int switch_namespace(const std::string& name) const;  // index into namespaces_
 
   Ledger& ledger_;
   std::string run_id_;
@@ -139,6 +144,7 @@ class Topology {
   bool segmentation_offload_ = true;
   std::vector<FabricNode> fabric_hosts_;               // by rank
   std::vector<std::pair<std::string, int>> switches_;  // name, index into namespaces_
+  RoutedPlan routed_;  // empty without routers
 };
 
 }  // namespace fabriclab::runner

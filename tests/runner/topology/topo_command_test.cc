@@ -2,6 +2,8 @@
 // and --check, which builds the network and asks the real traceroute.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "tests/support/child_process.h"
 
 namespace fabriclab {
@@ -34,6 +36,28 @@ TEST(TopoCommand, TracerouteAgreesWithTheDrawnPaths) {
     EXPECT_EQ(r.output.find("MISMATCH"), std::string::npos) << r.output;
   }
   EXPECT_EQ(run_command({"/bin/sh", "-c", "ip netns list | grep -c '^fl-' || true"}).output, "0\n");
+}
+
+// A routed leaf-spine: one hop inside a rack, four across the spines
+// (ToR, spine, ToR, host), as traceroute counts them inside the namespaces.
+TEST(TopoCommand, LeafSpineHopsAgreeWithTraceroute) {
+  if (run_command({"/bin/sh", "-c", "command -v traceroute"}).status.code != 0)
+    GTEST_SKIP() << "traceroute is not installed (scripts/setup.sh installs it)";
+  const std::string labs = ::testing::TempDir() + "/fabriclab-topo-labs";
+  const std::string folder = labs + "/91-leaf-spine";
+  run_command({"/bin/mkdir", "-p", folder});
+  std::ofstream(folder + "/lab.toml")
+      << "[lab]\nid = \"91\"\ntitle = \"leaf-spine\"\n"
+         "[topology]\nranks = 4\nkind = \"leaf_spine\"\n[[scenario]]\nname = \"clean\"\n";
+  const auto r = run_command({FABRICLAB_BINARY, "topo", "--labs", labs, "91", "--check"});
+  EXPECT_EQ(r.status.code, 0) << r.output;
+  EXPECT_NE(r.output.find("r0 -> r2: r0 - tor0 - spine0 - tor1 - r2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("r0 -> r1 (10.77.1.2): traceroute 1 hop, drawn 1  ok"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("r3 -> r0 (10.77.1.1): traceroute 4 hops, drawn 4  ok"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("traceroute agrees with every drawn path"), std::string::npos);
+  run_command({"/bin/rm", "-rf", labs});
 }
 
 }  // namespace

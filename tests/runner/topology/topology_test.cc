@@ -135,6 +135,30 @@ TEST_F(TopologyTest, FourRanksMeetOnABridgeInASwitchNamespace) {
   EXPECT_TRUE(pings(topology->rank(3), topology->rank(1)));
 }
 
+// Leaf-spine: routers in namespaces of their own. Read back with iproute2:
+// the ToR reaches the other rack over both spines in one ECMP route, hashes
+// flows by their ports, and is its hosts' gateway; the ranks of the other
+// rack answer ping across three routers.
+TEST_F(TopologyTest, LeafSpineRoutesEachRackOverBothSpines) {
+  auto topology = Topology::build({4, run_id_, "10.77.0.0", "leaf_spine"}, *ledger_);
+  EXPECT_EQ(topology->switch_netns(), "fl-" + run_id_ + "-tor0");
+  const int tor0 = topology->switch_netns_fd();
+  const std::string route = run_in(tor0, {"ip", "-j", "route", "show", "10.77.2.0/24"});
+  EXPECT_NE(route.find("\"gateway\":\"10.78.0.1\",\"dev\":\"to-spine0\""), std::string::npos) << route;
+  EXPECT_NE(route.find("\"gateway\":\"10.78.1.1\",\"dev\":\"to-spine1\""), std::string::npos) << route;
+  EXPECT_EQ(run_in(tor0, {"sysctl", "-n", "net.ipv4.fib_multipath_hash_policy"}), "1\n");
+  EXPECT_EQ(run_in(tor0, {"sysctl", "-n", "net.ipv4.ip_forward"}), "1\n");
+  const RankNetwork& r0 = topology->rank(0);
+  EXPECT_EQ(r0.ipv4, "10.77.1.1");
+  EXPECT_EQ(topology->rank(3).ipv4, "10.77.2.4");
+  EXPECT_NE(run_in(r0.netns_fd, {"ip", "route", "show", "default"}).find("via 10.77.1.254 dev eth0"),
+            std::string::npos);
+  const std::string ping = run_in(r0.netns_fd, {"ping", "-c", "1", "-W", "2", "10.77.2.4"});
+  EXPECT_NE(ping.find("ttl=61"), std::string::npos) << ping;  // 64 less three routers
+  EXPECT_NE(topology->describe().find("router spine1"), std::string::npos);
+  EXPECT_EQ(testing::run_netns_entries("fl-" + run_id_ + "-").size(), 8u);
+}
+
 TEST_F(TopologyTest, OneRankHasOnlyLoopback) {
   auto topology = Topology::build({1, run_id_}, *ledger_);
   EXPECT_EQ(topology->rank(0).device, "");
