@@ -12,8 +12,9 @@ uint64_t minus(uint64_t now, uint64_t before) { return now >= before ? now - bef
 }  // namespace
 
 DeviceCounters counters_since(const DeviceCounters& now, const DeviceCounters& before) {
-  return {minus(now.rx_bytes, before.rx_bytes), minus(now.rx_packets, before.rx_packets),
-          minus(now.tx_bytes, before.tx_bytes), minus(now.tx_packets, before.tx_packets)};
+  return {minus(now.rx_bytes, before.rx_bytes),     minus(now.rx_packets, before.rx_packets),
+          minus(now.tx_bytes, before.tx_bytes),     minus(now.tx_packets, before.tx_packets),
+          minus(now.rx_dropped, before.rx_dropped), minus(now.tx_dropped, before.tx_dropped)};
 }
 
 std::map<std::string, DeviceCounters> parse_proc_net_dev(const std::string& text) {
@@ -33,7 +34,7 @@ std::map<std::string, DeviceCounters> parse_proc_net_dev(const std::string& text
     std::vector<uint64_t> values;
     for (uint64_t v; fields >> v;) values.push_back(v);
     if (values.size() != 16 || !fields.eof()) continue;
-    devices[name] = {values[0], values[1], values[8], values[9]};
+    devices[name] = {values[0], values[1], values[8], values[9], values[3], values[11]};
   }
   return devices;
 }

@@ -26,6 +26,8 @@ struct DeviceCounters {
   uint64_t rx_packets = 0;
   uint64_t tx_bytes = 0;
   uint64_t tx_packets = 0;
+  uint64_t rx_dropped = 0;  // the `drop` columns: packets the device discarded
+  uint64_t tx_dropped = 0;
 };
 
 // Field by field `now - before`; a field that went backwards (the device was

@@ -8,6 +8,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -15,6 +16,7 @@
 #include "common/temp_dir.h"
 #include "runner/cli/commands.h"
 #include "runner/lab/lab_definition.h"
+#include "runner/lab/scenario_paths.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
 #include "runner/process/iperf_client.h"
@@ -78,6 +80,34 @@ int check_with_traceroute(const runner::LabDefinition& lab, const runner::Fabric
   return mismatches == 0 ? 0 : 1;
 }
 
+// Each scenario with a placement: its ranks per host, and the path of each
+// hop of its ring (rank K to K+1, where Gloo's ring allreduce sends).
+std::string format_placements(const runner::LabDefinition& lab) {
+  std::string out;
+  for (const runner::ScenarioDefinition& s : lab.scenarios) {
+    if (s.placement.empty()) continue;
+    if (out.empty()) out = "\nplacements (scenario: host of each rank; the ring's hops)\n";
+    std::map<std::string, std::string> on_host;
+    for (int rank = 0; rank < s.ranks; ++rank)
+      on_host[runner::host_of_job_rank(s, rank)] += " " + std::to_string(rank);
+    std::string hosts;
+    for (const auto& [host, ranks] : on_host) hosts += fmt::format("  {}: ranks{}", host, ranks);
+    out += fmt::format("  {}:{}\n", s.name, hosts);
+    for (int rank = 0; rank < s.ranks && s.ranks > 1; ++rank) {
+      const int next = (rank + 1) % s.ranks;
+      const runner::FabricPath path = runner::job_rank_path(lab, s, rank, next);
+      std::string nodes;
+      for (const std::string& n : path.nodes) nodes += (nodes.empty() ? "" : " - ") + n;
+      out += fmt::format("    rank {} -> {}: {}\n", rank, next,
+                         path.nodes.size() == 1
+                             ? "loopback on " + nodes + " (no fabric)"
+                             : fmt::format("{} ({} switch{})", nodes, path.switches,
+                                           path.switches == 1 ? "" : "es"));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_topo_command(CLI::App& app) {
@@ -97,6 +127,13 @@ void add_topo_command(CLI::App& app) {
     const runner::LabDefinition lab = runner::load_lab(runner::find_lab_file(labs, o->lab));
     const runner::FabricGraph graph = runner::draw_fabric(lab.fabric.kind, lab.ranks);
     std::cout << fmt::format("Lab {}: {}\n", lab.id, lab.title) << runner::format_fabric(graph);
+    if (!lab.fabric.host_links.empty())
+      std::cout << fmt::format("host links (every host's link, both ways): {}\n",
+                               lab.fabric.host_links);
+    if (!lab.fabric.uplinks.empty())
+      std::cout << fmt::format("uplinks (every link between two routers, both ways): {}\n",
+                               lab.fabric.uplinks);
+    std::cout << format_placements(lab);
     if (o->check) {
       const int code = check_with_traceroute(lab, graph);
       if (code != 0) throw CLI::RuntimeError(code);

@@ -47,6 +47,10 @@ bool check_holds(const std::string& text, const LabDefinition& lab, const Record
       if (c.op == "<") return v.number < c.number;
       return std::fabs(v.number - c.number) <= 1e-9 * std::max(1.0, std::fabs(c.number));
     }
+    case Check::Form::kIs: {
+      const Value v = evaluate_recording_path(c.path, lab, rec);
+      return v.type == Value::Type::kText && v.text == c.word;
+    }
   }
   return false;
 }

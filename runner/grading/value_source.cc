@@ -11,6 +11,7 @@
 #include "common/wait_cost.h"
 #include "runner/grading/property.h"
 #include "runner/lab/answer_vocabulary.h"
+#include "runner/lab/scenario_paths.h"
 #include "runner/lab/seed_pick.h"
 #include "runner/report/wait_cost.h"
 
@@ -139,7 +140,13 @@ Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
     if (!scenario->result.is_object() || !scenario->result.contains(path.field)) {
       throw DeriveError("your recording's scenario '" + name + "' has no result." + path.field);
     }
-    return number_or_null(scenario->result[path.field], text);
+    const json& field = scenario->result[path.field];
+    if (field.is_string()) {  // a word: result.hot_uplink
+      v.type = Value::Type::kText;
+      v.text = field.get<std::string>();
+      return v;
+    }
+    return number_or_null(field, text);
   }
   if (path.what == "sync_s") {
     const json per_param = scenario->result.is_object()
@@ -196,6 +203,17 @@ Value derive(const Exercise& ex, const LabDefinition& lab, const Recording& rec)
         if (ex.value == "grad_bytes_bf16") v.number = params * 2;
         if (ex.value == "ring_bytes_per_rank") {
           v.number = std::round(2.0 * (lab.ranks - 1) / lab.ranks * params * 4);
+        }
+        if (const auto hops = parse_hops_query(ex.value)) {
+          const ScenarioDefinition* scenario = nullptr;
+          for (const ScenarioDefinition& s : lab.scenarios)
+            if (s.name == hops->scenario) scenario = &s;
+          if (!scenario) throw DeriveError("the lab has no scenario '" + hops->scenario + "'");
+          try {
+            v.number = job_rank_path(lab, *scenario, hops->from, hops->to).switches;
+          } catch (const std::invalid_argument& e) {
+            throw DeriveError(e.what());
+          }
         }
         if (const auto what_if = parse_what_if_cost(ex.value)) {
           v.number = what_if->what == "stall_usd"

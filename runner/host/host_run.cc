@@ -63,11 +63,16 @@ HostPlacement place(const HostRunOptions& options, const LabDefinition& lab) {
 
 // A scenario about a kernel setting would change the hosts' own: every host
 // skips it alike (they all read the same lab), and says why.
-ScenarioOutcome skipped_for_sysctl(const ScenarioDefinition& s) {
+// A scenario that places ranks on the lab network's hosts (`placement`)
+// needs those hosts; in host mode each machine is one, with its own ranks.
+ScenarioOutcome skipped_in_host_mode(const ScenarioDefinition& s) {
   ScenarioOutcome outcome;
   outcome.status = rundir::ScenarioStatus::kSkipped;
-  outcome.message = "it sets sysctl " + s.link_settings.at("sysctl") +
-                    "; host mode leaves the hosts' own settings alone";
+  outcome.message = !s.placement.empty()
+                        ? "it places its ranks on the lab network's hosts; in host mode the "
+                          "machines are the hosts (--ranks-per-host)"
+                        : "it sets sysctl " + s.link_settings.at("sysctl") +
+                              "; host mode leaves the hosts' own settings alone";
   outcome.started_unix_s = outcome.ended_unix_s =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   return outcome;
@@ -132,7 +137,7 @@ class HostLabRun {
     Console& console = recording.console();
     console.print(describe_placement());
     std::string backend_why;
-    auto backend = backend_for(scenarios_, options_.lab.backend, &backend_why);
+    auto backend = backend_for(scenarios_, /*uplinks=*/"", options_.lab.backend, &backend_why);
     if (backend)
       console.print(fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why));
     std::optional<ImpairmentGuardian> guardian;
@@ -194,7 +199,8 @@ class HostLabRun {
       // The lead's seed, the same on every host: `seed:` links pick alike.
       if (run["seed"].is_number_unsigned()) context.seed = run["seed"].get<uint64_t>();
       ScenarioOutcome outcome =
-          s.link_settings.count("sysctl") ? skipped_for_sysctl(s) : run_scenario(context, s);
+          s.link_settings.count("sysctl") || !s.placement.empty() ? skipped_in_host_mode(s)
+                                                                  : run_scenario(context, s);
       // Our impairment is gone: from here on silence means a lost host again
       // (the others' impairments end at about the same time as ours).
       if (!s.every_link_setting().empty()) watch_->set_silent_limit(kPeerSilentLimit);

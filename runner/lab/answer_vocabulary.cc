@@ -220,6 +220,13 @@ std::optional<WhatIfCost> parse_what_if_cost(const std::string& text) {
   return cost;
 }
 
+std::optional<HopsQuery> parse_hops_query(const std::string& text) {
+  static const std::regex kHops(R"(switch_hops@scenario=([a-z0-9_-]+),from=([0-9]{1,2}),to=([0-9]{1,2}))");
+  std::smatch m;
+  if (!std::regex_match(text, m, kHops)) return std::nullopt;
+  return HopsQuery{m[1], std::stoi(m[2]), std::stoi(m[3])};
+}
+
 void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
   if (ex.kind == Kind::kProperty) return;
   switch (*ex.from) {
@@ -255,11 +262,15 @@ void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
     }
     case Source::kLab:
       if (ex.kind == Kind::kNumber) {
-        if (!lab_value_names().count(ex.value) && !parse_what_if_cost(ex.value)) {
+        const auto hops = parse_hops_query(ex.value);
+        if (hops && !has_scenario(scenarios, hops->scenario))
+          throw std::invalid_argument("lab value '" + ex.value + "': the lab has no scenario '" +
+                                      hops->scenario + "'");
+        if (!hops && !lab_value_names().count(ex.value) && !parse_what_if_cost(ex.value)) {
           throw std::invalid_argument(
               "lab value '" + ex.value + "': expected one of " + join(lab_value_names()) +
               ", idle_usd_per_hour@extra_ms=E,steps_per_hour=S,gpus=N,usd=P, "
-              "stall_usd@stall_s=T,gpus=N,usd=P");
+              "stall_usd@stall_s=T,gpus=N,usd=P, switch_hops@scenario=NAME,from=A,to=B");
         }
       } else if (ex.kind == Kind::kOrdering ? ex.answer_order.empty() : ex.answer.empty()) {
         throw std::invalid_argument("from = \"lab\" needs key 'answer' (the literal answer)");
@@ -296,10 +307,17 @@ Check parse_check(const std::string& text) {
   static const std::regex kQuantified(R"((any|no) scenario ([a-z|]+))");
   static const std::regex kCompare(
       R"((\S+) (>=|<=|==|>|<) (-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?))");
+  static const std::regex kIs(R"((\S+) is ([a-z0-9_.-]+))");
   std::smatch m;
   Check c;
   std::string status_text;
   if (text == "otherwise") return c;
+  if (std::regex_match(text, m, kIs)) {
+    c.form = Check::Form::kIs;
+    c.path = m[1];
+    c.word = m[2];
+    return c;
+  }
   if (std::regex_match(text, m, kScenario)) {
     c.form = Check::Form::kScenario;
     c.scenario = m[1];
@@ -317,7 +335,7 @@ Check parse_check(const std::string& text) {
     throw std::invalid_argument("check '" + text +
                                 "' is not in the vocabulary (\"scenario NAME STATUS\", \"any "
                                 "scenario STATUS\", \"no scenario STATUS\", \"PATH OP NUMBER\", "
-                                "\"otherwise\")");
+                                "\"PATH is WORD\", \"otherwise\")");
   }
   c.statuses = split_alternatives(status_text);
   for (const std::string& status : c.statuses) {
@@ -338,6 +356,10 @@ void validate_check(const std::string& text, const ScenarioNames& scenarios) {
   if (c.form == Check::Form::kCompare && validate_recording_path(c.path) != PathType::kNumber) {
     throw std::invalid_argument("check '" + text + "': '" + c.path + "' is not a number");
   }
+  // A result field may hold a word (result.hot_uplink); lists never do.
+  if (c.form == Check::Form::kIs && validate_recording_path(c.path) == PathType::kList) {
+    throw std::invalid_argument("check '" + text + "': '" + c.path + "' is a list, not a word");
+  }
 }
 
 ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scenarios) {
@@ -349,6 +371,7 @@ ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scen
     case Check::Form::kNo:
       return scenarios;
     case Check::Form::kCompare:
+    case Check::Form::kIs:
       return path_scenarios(c.path, scenarios);
     default:
       return {};

@@ -118,6 +118,15 @@ struct WhatIfCost {
 // is one with a value out of range.
 std::optional<WhatIfCost> parse_what_if_cost(const std::string& text);
 
+// A from = "lab" path between two ranks of a scenario:
+// `switch_hops@scenario=NAME,from=A,to=B`, the switches a packet from rank A
+// to rank B crosses where that scenario places them (scenario_paths.h).
+struct HopsQuery {
+  std::string scenario;
+  int from = 0, to = 0;
+};
+std::optional<HopsQuery> parse_hops_query(const std::string& text);
+
 // An exercise's derivation against its kind; recording paths must name
 // scenarios the lab has.
 void validate_derivation(const Exercise& exercise, const ScenarioNames& scenarios);
@@ -126,11 +135,13 @@ void validate_derivation(const Exercise& exercise, const ScenarioNames& scenario
 const std::set<std::string>& check_status_words();
 
 struct Check {
-  enum class Form { kOtherwise, kScenario, kAny, kNo, kCompare } form = Form::kOtherwise;
+  // kIs: "PATH is WORD", a text result (the hot uplink's name) equal to WORD.
+  enum class Form { kOtherwise, kScenario, kAny, kNo, kCompare, kIs } form = Form::kOtherwise;
   std::string scenario;
   std::vector<std::string> statuses;  // any of them matches
   std::string path, op;
   double number = 0;
+  std::string word;  // kIs
 };
 Check parse_check(const std::string& text);
 void validate_check(const std::string& text, const ScenarioNames& scenarios);

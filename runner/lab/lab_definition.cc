@@ -9,6 +9,8 @@
 #include <set>
 
 #include "common/input_error.h"
+#include "netem/impairment.h"
+#include "netem/spec_parse.h"
 #include "runner/lab/exercise_reader.h"
 #include "runner/lab/link_plan.h"
 #include "runner/lab/sweep.h"
@@ -26,7 +28,8 @@ namespace {
 // The keys of a [[scenario]] besides its per-link settings (link_setting.h).
 const std::set<std::string> kScenarioKeys = {"name",    "condition", "links",    "deadline_s",
                                              "stall_s", "workload",  "baseline", "ranks",
-                                             "override", "flow_probe_s", "neighbours"};
+                                             "override", "flow_probe_s", "neighbours",
+                                             "placement"};
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -295,6 +298,31 @@ std::vector<NeighbourFlowSpec> read_neighbours(const LabReader& r, const toml::t
   return flows;
 }
 
+// `placement = ["r0", "r0", "r1", "r1"]`: a host of the lab network per job
+// rank, by name; [] when absent.
+std::vector<int> read_placement(const LabReader& r, const toml::table& t, int hosts) {
+  const toml::node* node = t.get("placement");
+  if (!node) return {};
+  const toml::array* array = node->as_array();
+  const std::string expected = "expected an array of host names, one per rank, like [\"r0\", \"r0\", \"r1\"]";
+  if (!array || array->empty()) r.fail(node, "placement", expected);
+  if (array->size() > static_cast<size_t>(kMaxRanks))
+    r.fail(node, "placement", "at most " + std::to_string(kMaxRanks) + " ranks");
+  static const std::regex kHost("r([0-9]+)");
+  std::vector<int> placement;
+  for (const auto& item : *array) {
+    std::smatch m;
+    const std::string name = item.is_string() ? item.as_string()->get() : "";
+    if (!std::regex_match(name, m, kHost)) r.fail(&item, "placement", expected);
+    const int host = m[1].length() <= 2 ? std::stoi(m[1].str()) : hosts;
+    if (host >= hosts)
+      r.fail(&item, "placement",
+             "the lab network has hosts r0 to r" + std::to_string(hosts - 1) + " ([topology] ranks)");
+    placement.push_back(host);
+  }
+  return placement;
+}
+
 ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int ranks,
                                  const toml::table* quick) {
   std::set<std::string> known = kScenarioKeys;
@@ -309,11 +337,17 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
     const std::string value = link_setting_value(r, t, key);
     if (!value.empty()) s.link_settings[key] = value;
   }
-  // A scenario may run its job on the first N ranks of the lab network.
-  s.ranks = static_cast<int>(r.integer_at(t, "ranks", ranks, 1, ranks));
-  s.link_ranks = resolve_links(r, t.get("links"), s.links, s.ranks);
-  s.overrides = read_overrides(r, t, s.ranks);
-  if (s.ranks < ranks) {
+  // A scenario may run its job on the first N ranks of the lab network, or
+  // place its ranks on hosts by name (links then name hosts: every one may carry traffic).
+  s.placement = read_placement(r, t, ranks);
+  if (!s.placement.empty() && t.get("ranks"))
+    r.fail(t.get("ranks"), "ranks", "give either ranks or placement (its length is the job's ranks)");
+  s.ranks = s.placement.empty() ? static_cast<int>(r.integer_at(t, "ranks", ranks, 1, ranks))
+                                : static_cast<int>(s.placement.size());
+  const int link_hosts = s.placement.empty() ? s.ranks : ranks;
+  s.link_ranks = resolve_links(r, t.get("links"), s.links, link_hosts);
+  s.overrides = read_overrides(r, t, link_hosts);
+  if (s.ranks < ranks && s.placement.empty()) {
     // The grader draws a `from = "seed"` rank over the lab's ranks.
     std::vector<std::string> words = s.links;
     for (const LinkOverride& o : s.overrides) words.insert(words.end(), o.links.begin(), o.links.end());
@@ -420,7 +454,7 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   }
 
   if (const toml::table* topology = root["topology"].as_table()) {
-    r.reject_unknown(*topology, {"ranks", "kind", "segmentation_offload", "sysctl"},
+    r.reject_unknown(*topology, {"ranks", "kind", "segmentation_offload", "sysctl", "uplinks", "host_links"},
                      "[topology]");
     if (const toml::node* offload = topology->get("segmentation_offload")) {
       if (!offload->is_boolean()) r.fail(offload, "segmentation_offload", "expected true or false");
@@ -436,11 +470,37 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     }
     lab.fabric.ranks = static_cast<int>(r.number_at(*topology, "ranks", 2, 1, kMaxRanks));
     lab.fabric.kind = r.string_at(*topology, "kind", false, lab.fabric.kind);
+    FabricGraph graph;
     try {
-      draw_fabric(lab.fabric.kind, lab.fabric.ranks);
+      graph = draw_fabric(lab.fabric.kind, lab.fabric.ranks);
     } catch (const std::invalid_argument& e) {
       r.fail(topology->get("kind") ? topology->get("kind") : topology->get("ranks"), "kind",
              e.what());
+    }
+    lab.fabric.uplinks = r.string_at(*topology, "uplinks", false);
+    if (!lab.fabric.uplinks.empty()) {
+      bool has_uplinks = false;
+      for (const FabricLink& link : graph.links)
+        for (const FabricNode& node : graph.switches) has_uplinks = has_uplinks || node.name == link.a;
+      if (!has_uplinks)
+        r.fail(topology->get("uplinks"), "uplinks",
+               "kind \"" + graph.kind + "\" has no links between routers (leaf_spine has)");
+      try {
+        find_link_setting("impair")->validate(lab.fabric.uplinks);
+      } catch (const std::invalid_argument& e) {
+        r.fail(topology->get("uplinks"), "uplinks", e.what());
+      }
+    }
+    lab.fabric.host_links = r.string_at(*topology, "host_links", false);
+    if (!lab.fabric.host_links.empty()) {
+      if (graph.links.empty()) r.fail(topology->get("host_links"), "host_links", "this fabric has no links");
+      try {
+        find_link_setting("impair")->validate(lab.fabric.host_links);
+        if (!netem::shapes_without_sch_netem(netem::parse_spec(lab.fabric.host_links)))
+          throw std::invalid_argument("expected a rate alone, like \"rate 1gbit\" (the hosts' NIC speed)");
+      } catch (const std::invalid_argument& e) {
+        r.fail(topology->get("host_links"), "host_links", e.what());
+      }
     }
   }
   lab.ranks = lab.fabric.ranks;
@@ -513,6 +573,14 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     if (!s.every_link_setting().empty() && lab.ranks == 1) {
       const std::string key = s.every_link_setting().front().first;
       r.fail(t->get(key) ? t->get(key) : t->get("override"), key, "a 1-rank lab has no link to set");
+    }
+    if (!lab.fabric.host_links.empty()) {
+      for (const auto& [key, value] : s.every_link_setting()) {
+        if (key != "impair") continue;
+        r.fail(t->get(key) ? t->get(key) : t->get("override"), key,
+               "[topology] host_links already shapes every host's link; a scenario's impair "
+               "would meet it on the same device");
+      }
     }
     lab.scenarios.push_back(std::move(s));
   }

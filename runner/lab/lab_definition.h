@@ -37,6 +37,12 @@ struct ScenarioDefinition {
   // The job runs on ranks 0 .. ranks-1 of the lab network (`ranks = N`,
   // default: all of them); the other ranks' hosts stay idle.
   int ranks = 0;
+  // `placement = ["r0", "r0", "r2", "r2"]`: the job's rank K runs on the lab
+  // network's host placement[K] (an index: host "rI" is I), several ranks
+  // sharing a host's namespace and talking over its loopback, as GPUs of one
+  // server do over NVLink; `ranks` is then its length. Empty: rank K on host
+  // rK, as ever.
+  std::vector<int> placement;
   std::vector<int> link_ranks;           // whose traffic is impaired (all the scenario's ranks for "all";
                                          // "seed:" words only at run time: link_plan.h)
   std::vector<std::string> links;        // as written: "all", "r1", "seed:slow_rank", ...
@@ -80,6 +86,15 @@ struct FabricDefinition {
   // `sysctl` setting's words ("net.ipv4.tcp_congestion_control=reno ...");
   // "" = the kernel's defaults. A scenario's own `sysctl` overrides them.
   std::string sysctl;
+  // tc-netem words for every link between two routers (leaf_spine's
+  // ToR-spine uplinks), both directions, for the whole lab: the fabric's
+  // own per-hop latency and uplink rate ("delay 1ms rate 300mbit"); "" = none.
+  std::string uplinks;
+  // A rate alone for every host's link to its switch (or peer), both
+  // directions, for the whole lab: the hosts' NIC speed ("rate 1gbit"),
+  // shaped by the kernel's tbf; "" = the veth's own speed. A lab with it
+  // impairs no link in a scenario (`impair`): the two would meet on one device.
+  std::string host_links;
 };
 
 struct LabDefinition {

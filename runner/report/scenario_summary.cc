@@ -118,6 +118,31 @@ void summarize_queues(const json& queues, ScenarioResult& result) {
   result.queue_max_kb = max;
 }
 
+// The last sample's router links: what they carried in all, and the one
+// that carried the most (the first by name among equals).
+void summarize_uplinks(const json& links, ScenarioResult& result) {
+  int uplinks = 0;
+  std::int64_t total = 0, hottest = 0;
+  std::optional<std::string> hot;
+  for (const auto& [name, link] : links.items()) {
+    if (!link.is_object() || !link.value("uplink", false)) continue;
+    ++uplinks;
+    const std::int64_t bytes =
+        link.value("tx_bytes", std::int64_t{0}) + link.value("rx_bytes", std::int64_t{0});
+    total += bytes;
+    if (bytes > hottest) {
+      hottest = bytes;
+      hot = name;
+    }
+  }
+  if (uplinks == 0) return;
+  result.uplink_bytes = total;
+  result.hot_uplink = hot;
+  result.hot_uplink_share =
+      total > 0 ? std::optional<double>(static_cast<double>(hottest) / static_cast<double>(total))
+                : std::nullopt;
+}
+
 }  // namespace
 
 ScenarioResult summarize_scenario(const std::vector<json>& events) {
@@ -187,6 +212,7 @@ ScenarioResult summarize_scenario(const std::vector<json>& events, const WireByt
         result.ce_echoed = static_cast<std::int64_t>(number_field(event, "ce_echoed"));
       }
       if (event.contains("queues") && event["queues"].is_object()) summarize_queues(event["queues"], result);
+      if (event.contains("links") && event["links"].is_object()) summarize_uplinks(event["links"], result);
     } else if (kind == "neighbour") {
       const std::string name = event.value("name", std::string("flow"));
       const auto figure = [&](const char* key) {
@@ -438,6 +464,11 @@ void to_json(json& out, const ScenarioResult& result) {
     out["ce_packets"] = *result.ce_packets;
     out["ce_echoed"] = optional(result.ce_echoed);
   }
+  if (result.uplink_bytes) {  // a fabric with routers
+    out["uplink_bytes"] = *result.uplink_bytes;
+    out["hot_uplink"] = optional(result.hot_uplink);
+    out["hot_uplink_share"] = optional(result.hot_uplink_share);
+  }
   for (const auto& [name, mbps] : result.neighbour_mbps) out[name + "_mbps"] = optional(mbps);
   for (const auto& [name, rtt] : result.neighbour_rtt_ms) out[name + "_rtt_ms"] = optional(rtt);
 }
@@ -508,6 +539,12 @@ void from_json(const json& in, ScenarioResult& result) {
   result.queue_max_kb = optional("queue_max_kb");
   result.ce_packets = optional_count("ce_packets");
   result.ce_echoed = optional_count("ce_echoed");
+  result.uplink_bytes = optional_count("uplink_bytes");
+  result.hot_uplink_share = optional("hot_uplink_share");
+  if (const auto hot = in.find("hot_uplink"); hot != in.end() && !hot->is_null()) {
+    if (!hot->is_string()) throw InputError("result: field 'hot_uplink': expected a link's name or null");
+    result.hot_uplink = hot->get<std::string>();
+  }
   const auto read_per_flow = [&](const std::string& suffix,
                                   std::map<std::string, std::optional<double>>& into) {
     for (const auto& [key, value] : in.items()) {

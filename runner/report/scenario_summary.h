@@ -133,6 +133,13 @@ struct ScenarioResult {
   // Each neighbour flow's goodput (its `neighbour` event, Mb/s) and its
   // sender's mean smoothed round trip (ms), by name: `NAME_mbps` and
   // `NAME_rtt_ms` in JSON (null when it reported nothing).
+  // A fabric with routers (leaf_spine): bytes the ToR-spine uplinks carried
+  // (the last `counters` sample's links marked `uplink`, both directions),
+  // the uplink that carried the most and its share of them; absent from
+  // JSON without uplinks, hot_uplink null when they carried nothing.
+  std::optional<std::int64_t> uplink_bytes;
+  std::optional<std::string> hot_uplink;
+  std::optional<double> hot_uplink_share;
   std::map<std::string, std::optional<double>> neighbour_mbps;
   std::map<std::string, std::optional<double>> neighbour_rtt_ms;
 };

@@ -39,6 +39,7 @@ void RunWriter::add_scenario(const ScenarioEntry& e) {
   if (e.impairments.is_array() && !e.impairments.empty()) added["impairments"] = e.impairments;
   if (!e.link_picks.empty()) added["link_picks"] = e.link_picks;
   if (e.sweep.is_object()) added["sweep"] = e.sweep;
+  if (!e.placement.empty()) added["placement"] = e.placement;
 }
 
 void RunWriter::write_manifest() const {

@@ -56,6 +56,9 @@ struct ScenarioEntry {
   // A `[[sweep]]` point (runner/lab/sweep.h): {"name": "loss", "value": 0.5}
   // written as `sweep`; null = a scenario written out.
   nlohmann::json sweep;
+  // The host of each rank (`placement`): ["r0", "r0", "r2", "r2"]; empty =
+  // rank K on host rK, and nothing is written.
+  std::vector<std::string> placement;
 };
 
 class RunWriter {

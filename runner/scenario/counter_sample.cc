@@ -46,7 +46,7 @@ CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops, nlo
     sample.retransmits += read_tcp_retransmits(source.netns_fd);
     if (source.device.empty() || source.link.empty()) continue;
     if (auto counters = read_device_counters_in(source.netns_fd, source.device))
-      sample.links[source.link] = {source.end, *counters};
+      sample.links[source.link] = {source.end, *counters, source.uplink};
   }
   for (const LocalRank& rank : network.local_ranks()) {
     sample.ranks[rank.rank] = read_rank_network(rank);
@@ -68,7 +68,7 @@ CounterSample sample_since(const CounterSample& now, const CounterSample& baseli
   for (const auto& [name, link] : now.links) {
     const auto before = baseline.links.find(name);
     if (before == baseline.links.end()) continue;
-    since.links[name] = {link.end, counters_since(link.counters, before->second.counters)};
+    since.links[name] = {link.end, counters_since(link.counters, before->second.counters), link.uplink};
   }
   for (const auto& [rank, now_rank] : now.ranks) {
     RankTcp r = now_rank;  // round trips are a reading now, not a count
@@ -91,7 +91,10 @@ nlohmann::json counters_event_fields(const CounterSample& sample) {
                    {"tx_bytes", link.counters.tx_bytes},
                    {"rx_bytes", link.counters.rx_bytes},
                    {"tx_packets", link.counters.tx_packets},
-                   {"rx_packets", link.counters.rx_packets}};
+                   {"rx_packets", link.counters.rx_packets},
+                   {"tx_dropped", link.counters.tx_dropped},
+                   {"rx_dropped", link.counters.rx_dropped}};
+    if (link.uplink) links[name]["uplink"] = true;
   }
   nlohmann::json ranks = nlohmann::json::object();
   for (const auto& [rank, r] : sample.ranks) {

@@ -38,6 +38,7 @@ class LabNetwork;
 struct LinkCounters {
   std::string end;  // "fl-3fa2c1-r0/eth0"
   DeviceCounters counters;
+  bool uplink = false;  // between two routers (CounterSource::uplink)
 };
 
 struct RankTcp {

@@ -17,6 +17,7 @@
 #include "runner/process/stop_signals.h"
 #include "runner/scenario/run_recording.h"
 #include "runner/scenario/scenario_runner.h"
+#include "runner/scenario/fabric_links.h"
 #include "runner/topology/lab_network.h"
 #include "runner/topology/network_settings.h"
 #include "runner/topology/topology.h"
@@ -50,9 +51,11 @@ std::vector<const ScenarioDefinition*> select_scenarios(const LabDefinition& lab
 }
 
 std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefinition*>& scenarios,
-                                            netem::BackendKind kind, std::string* why) {
-  bool needed = false;
-  bool only_rates = true;  // every impairment a rate alone: the kernel's tbf shapes it
+                                            const std::string& uplinks, netem::BackendKind kind,
+                                            std::string* why) {
+  bool needed = !uplinks.empty();
+  // every impairment a rate alone: the kernel's tbf shapes it
+  bool only_rates = uplinks.empty() || netem::shapes_without_sch_netem(netem::parse_spec(uplinks));
   for (const auto* s : scenarios) {
     for (const auto& [key, value] : s->every_link_setting()) {
       if (!find_link_setting(key)->needs_backend()) continue;
@@ -115,9 +118,31 @@ int run_lab(const LabRunOptions& options) {
   auto lab_settings = apply_lab_sysctls(lab, network, console);
 
   std::string backend_why;
-  std::unique_ptr<netem::Backend> backend = backend_for(scenarios, options.backend, &backend_why);
+  std::unique_ptr<netem::Backend> backend =
+      backend_for(scenarios, lab.fabric.uplinks, options.backend, &backend_why);
   if (backend)
     console.print(fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why));
+  // The fabric's own links ([topology] host_links, uplinks): for the whole lab.
+  std::unique_ptr<netem::Backend> shaper;  // the kernel's tbf, for host_links' rate
+  std::vector<std::unique_ptr<netem::Applied>> fabric_links;
+  nlohmann::json fabric_json = nlohmann::json::object();
+  const auto shape = [&](const char* key, const std::string& words, const std::vector<Link>& links,
+                         netem::Backend& with) {
+    auto applied = apply_on_links(words, links, with);
+    nlohmann::json where = nlohmann::json::array();
+    for (auto& a : applied) {
+      where.push_back(a->describe());
+      fabric_links.push_back(std::move(a));
+    }
+    fabric_json[key] = {{"spec", words}, {"applied", where}};
+    console.print(fmt::format("{} ([topology] {}, both ways): {} on {} devices\n", key, key, words,
+                              where.size()));
+  };
+  if (!lab.fabric.host_links.empty()) {
+    shaper = netem::make_backend(netem::BackendKind::kNetem, nullptr);
+    shape("host_links", lab.fabric.host_links, topology->links(), *shaper);
+  }
+  if (!lab.fabric.uplinks.empty()) shape("uplinks", lab.fabric.uplinks, topology->router_links(), *backend);
 
   // Read back, not assumed: what the ranks' kernels will actually do.
   const std::vector<NetworkSettings> settings = read_network_settings(*topology);
@@ -133,6 +158,7 @@ int run_lab(const LabRunOptions& options) {
                                {"privileges", options.privileges},
                                {"backend", backend ? backend->name() : "none"},
                                {"backend_why", backend_why},
+                               {"fabric_links", fabric_json},
                                {"network",
                                 {{"backend", backend ? backend->name() : "none"},
                                  {"namespaces", network_settings_json(settings)}}}});
@@ -148,6 +174,7 @@ int run_lab(const LabRunOptions& options) {
     if (!recording.end_scenario(*s, run_scenario(context, *s))) exit_code = 1;
   }
   lab_settings.clear();  // restored while their namespaces still exist
+  fabric_links.clear();
   topology.reset();      // ranks are stopped; remove the lab network
   recording.finish(options.charts_in_terminal);
   return exit_code;

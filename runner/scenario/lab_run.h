@@ -40,8 +40,10 @@ int run_lab(const LabRunOptions& options);
 // InputError for a name the lab does not have.
 std::vector<const ScenarioDefinition*> select_scenarios(const LabDefinition& lab,
                                                         const std::vector<std::string>& names);
-// The impairment backend the scenarios need: null when none impairs anything.
+// The impairment backend the scenarios and the lab's `uplinks` ("" = none)
+// need: null when nothing impairs anything.
 std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefinition*>& scenarios,
-                                            netem::BackendKind kind, std::string* why);
+                                            const std::string& uplinks, netem::BackendKind kind,
+                                            std::string* why);
 
 }  // namespace fabriclab::runner

@@ -68,6 +68,12 @@ void RunRecording::begin_scenario(const ScenarioDefinition& s) {
   console_.marker("scenario " + s.name + ": start");
   console_.print(fmt::format("\n-- scenario {}: {}{} --\n", s.name, s.condition,
                              s.impair().empty() ? "" : " (netem: " + s.impair() + ")"));
+  if (!s.placement.empty()) {
+    std::string hosts;
+    for (size_t rank = 0; rank < s.placement.size(); ++rank)
+      hosts += fmt::format(" {}:r{}", rank, s.placement[rank]);
+    console_.print("   placement (rank:host):" + hosts + "\n");
+  }
 }
 
 bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutcome& outcome) {
@@ -81,12 +87,15 @@ bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutco
                              outcome.steps_planned,
                              outcome.message.empty() ? "" : " -- " + outcome.message));
   console_.marker("scenario " + s.name + ": " + status);
+  std::vector<std::string> placement;
+  for (int host : s.placement) placement.push_back("r" + std::to_string(host));
   writer_.add_scenario({s.name, s.condition, s.links, s.impair(), outcome.applied, outcome.status,
                         outcome.message, outcome.started_unix_s, outcome.ended_unix_s,
                         outcome.steps_planned, outcome.steps_completed, s.workload_overrides,
                         s.baseline, s.ranks, outcome.impairments, outcome.link_picks,
                         s.sweep.empty() ? nlohmann::json()
-                                        : nlohmann::json{{"name", s.sweep}, {"value", s.sweep_value}}});
+                                        : nlohmann::json{{"name", s.sweep}, {"value", s.sweep_value}},
+                        placement});
   return outcome.status != rundir::ScenarioStatus::kFailed &&
          outcome.status != rundir::ScenarioStatus::kInterrupted;
 }

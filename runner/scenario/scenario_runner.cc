@@ -22,6 +22,7 @@
 #include "runner/scenario/counter_sample.h"
 #include "runner/scenario/flow_probe.h"
 #include "runner/scenario/metrics_tail.h"
+#include "runner/scenario/job_places.h"
 #include "runner/scenario/neighbour_flow.h"
 #include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
@@ -277,12 +278,11 @@ class ScenarioRun {
   void launch_ranks() {
     const std::string log_dir = c_.run_dir + "/ranks/" + s_.name;
     std::filesystem::create_directories(log_dir);
-    // A scenario may run its job on the first `ranks` ranks of the network.
-    const int world = std::min(network_.world_size(), s_.ranks > 0 ? s_.ranks : network_.world_size());
+    const JobPlaces job = place_job(network_, s_.ranks, s_.placement);
+    const int world = job.world;
     const WorkloadDefinition run_workload = workload_for_run(world);
-    for (const LocalRank& local : network_.local_ranks()) {
+    for (const LocalRank& local : job.local) {
       const int r = local.rank;
-      if (r >= world) continue;
       RankState state;
       state.rank = r;
       const std::string metrics = log_dir + "/rank" + std::to_string(r) + ".jsonl";
@@ -295,7 +295,7 @@ class ScenarioRun {
       for (std::string& arg : workload_.rank_command(run_workload, metrics)) {
         spec.argv.push_back(std::move(arg));
       }
-      spec.env = torchrun_environment(network_.master_addr(), c_.master_port, r, world,
+      spec.env = torchrun_environment(job.master_addr, c_.master_port, r, world,
                                       local.local_rank, local.local_world_size);
       spec.env["FABRICLAB_BIND_ADDR"] = local.bind_addr;
       spec.netns_fd = local.netns_fd;
@@ -462,10 +462,26 @@ class ScenarioRun {
                                    : fmt::format("loss {:.3f}", r0.last_loss);
     c_.console->status_line(fmt::format(
         "  {:<10} step {:>4}/{:<4} {}  {:>6.0f} ms/step  {:>5.1f} s  ETA {:>5}  "
-        "retx {}  drops {}{}  link {}{}",
+        "retx {}  drops {}{}  link {}{}{}",
         s_.name, done, total, figure, r0.last_step_ms, elapsed_s, eta, last_.retransmits,
         last_.drops, queue_status(last_.queues),
-        human_bytes(static_cast<double>(last_.link_bytes())), waits()));
+        human_bytes(static_cast<double>(last_.link_bytes())), hot_uplink(), waits()));
+  }
+
+  // "  hot uplink tor0-spine1 12.0 MB (71%)": on a fabric with routers, the
+  // ToR-spine link that has carried the most since the scenario began.
+  std::string hot_uplink() const {
+    uint64_t total = 0, hottest = 0;
+    std::string name;
+    for (const auto& [link, counters] : last_.links) {
+      if (!counters.uplink) continue;
+      const uint64_t bytes = counters.counters.tx_bytes + counters.counters.rx_bytes;
+      total += bytes;
+      if (bytes > hottest) hottest = bytes, name = link;
+    }
+    if (total == 0) return "";
+    return fmt::format("  hot uplink {} {} ({:.0f}%)", name, human_bytes(static_cast<double>(hottest)),
+                       100.0 * static_cast<double>(hottest) / static_cast<double>(total));
   }
 
   // "  waiting r0 64% r1 3% ...": each rank's share of its steps spent in

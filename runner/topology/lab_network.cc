@@ -65,6 +65,9 @@ std::vector<CounterSource> NamespaceNetwork::counter_sources() const {
     }
     sources.push_back(std::move(source));
   }
+  // A router link is read at its lower end: tx = up (ToR to spine), rx = down.
+  for (const Link& link : topology_.router_links())
+    sources.push_back({link.a.netns_fd, link.a.device, link.name, link.a.describe(), true});
   return sources;
 }
 

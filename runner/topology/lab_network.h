@@ -44,6 +44,7 @@ struct CounterSource {
   std::string device;  // the link's end in that namespace; "" = retransmissions only
   std::string link;    // "r0-r1", "r2-sw"; host mode "<host address>-lab"
   std::string end;     // "fl-3fa2c1-r0/eth0": where it is read, for a reader to check
+  bool uplink = false;  // a link between two routers ("tor0-spine1"), not a host's
 };
 
 struct SwitchPlace {

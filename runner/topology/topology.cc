@@ -70,16 +70,21 @@ std::string host_address(const std::string& subnet, int host) {
   return text;
 }
 
-// Lab links carry IPv4 only; without this, IPv6 router solicitations and
-// duplicate-address probes show up in the link counters students read.
-// Best effort: a kernel without IPv6 has nothing to silence.
-void disable_ipv6(int netns_fd) {
+// Lab links carry the lab's traffic only, so the link counters students read
+// count nothing else: IPv4 only (no IPv6 router solicitations or
+// duplicate-address probes), and no IGMP report for the link-local group a
+// bridge with an address joins (224.0.0.106, multicast router discovery,
+// RFC 4286: one packet to every host of a rack). Best effort: a kernel
+// without IPv6 has nothing to silence.
+void silence_namespace(int netns_fd) {
   ScopedNetns inside(netns_fd);  // /proc/sys/net shows the calling thread's namespace
-  for (const char* path : {"/proc/sys/net/ipv6/conf/default/disable_ipv6",
-                           "/proc/sys/net/ipv6/conf/all/disable_ipv6"}) {
+  for (const auto& [path, value] :
+       {std::pair<const char*, const char*>{"/proc/sys/net/ipv6/conf/default/disable_ipv6", "1"},
+        {"/proc/sys/net/ipv6/conf/all/disable_ipv6", "1"},
+        {"/proc/sys/net/ipv4/igmp_link_local_mcast_reports", "0"}}) {
     int fd = ::open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) continue;
-    (void)!::write(fd, "1", 1);
+    (void)!::write(fd, value, 1);
     ::close(fd);
   }
 }
@@ -167,7 +172,7 @@ void Topology::add_host(const FabricNode& host, const std::string& prefix,
     rank.ipv4 = routed != routed_.host_address.end() ? routed->second
                                                      : host_address(subnet_, host.rank + 1);
     rank.egress = {rank.netns, rank.netns_fd, rank.device};
-    disable_ipv6(rank.netns_fd);
+    silence_namespace(rank.netns_fd);
   }
   NetnsLinks(rank.netns_fd, rank.netns).set_up("lo");
   ranks_.push_back(rank);
@@ -177,7 +182,7 @@ void Topology::add_switch(const FabricNode& node, const std::string& prefix,
                           const std::string& mount_dir) {
   const int index = add_namespace(prefix + node.name, mount_dir);
   const NetworkNamespace& sw = namespaces_[static_cast<size_t>(index)].ns;
-  disable_ipv6(sw.fd());
+  silence_namespace(sw.fd());
   NetnsLinks links(sw.fd(), sw.name());
   links.set_up("lo");
   switches_.emplace_back(node.name, index);
@@ -210,6 +215,8 @@ void Topology::add_routing() {
       a_links.set_gso_max_segs(link.a_device, 1);
       b_links.set_gso_max_segs(link.b_device, 1);
     }
+    router_links_.push_back(
+        {link.name, -1, {a.name(), a.fd(), link.a_device}, {b.name(), b.fd(), link.b_device}});
   }
   for (const RoutePlan& route : routed_.routes) {
     std::vector<NetnsLinks::NextHop> hops;
@@ -277,6 +284,7 @@ void Topology::destroy() {
     }
   }
   links_.clear();
+  router_links_.clear();  // they go with their namespaces
   for (const auto& [name, index] : switches_) {
     const NetworkNamespace& sw = namespaces_[static_cast<size_t>(index)].ns;
     try {

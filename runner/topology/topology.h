@@ -105,6 +105,9 @@ class Topology {
   const std::vector<RankNetwork>& ranks() const { return ranks_; }
   const RankNetwork& rank(int i) const { return ranks_.at(static_cast<size_t>(i)); }
   const std::vector<Link>& links() const { return links_; }
+  // Links between two routers (leaf_spine's uplinks), rank -1: `a` is the
+  // lower tier's end ("fl-..-tor0/to-spine1"), `b` the upper's.
+  const std::vector<Link>& router_links() const { return router_links_; }
   // The rendezvous address (torchrun's MASTER_ADDR): rank 0's address.
   const std::string& master_addr() const { return ranks_.front().ipv4; }
   // True when there is a switch namespace (fabric kind switch).
@@ -141,6 +144,7 @@ class Topology {
   std::vector<OwnedNamespace> namespaces_;  // creation order
   std::vector<RankNetwork> ranks_;
   std::vector<Link> links_;
+  std::vector<Link> router_links_;
   bool segmentation_offload_ = true;
   std::vector<FabricNode> fabric_hosts_;               // by rank
   std::vector<std::pair<std::string, int>> switches_;  // name, index into namespaces_

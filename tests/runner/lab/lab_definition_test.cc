@@ -61,7 +61,7 @@ TEST_F(LabDefinitionTest, PluginNamesAreCheckedAgainstTheirRegistries) {
             std::string::npos);
   EXPECT_NE(error(std::string("[topology]\nranks = 2\nkind = \"torus\"\n") + kScenario)
                 .find("lab.toml:6: key 'kind': unknown fabric kind 'torus' (known: auto, single, "
-                      "pair, switch)"),
+                      "pair, switch, leaf_spine)"),
             std::string::npos);
   EXPECT_NE(error(std::string("[topology]\nranks = 3\nkind = \"pair\"\n") + kScenario)
                 .find("fabric 'pair' holds 2 ranks, not 3"),
