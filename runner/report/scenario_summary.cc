@@ -123,6 +123,7 @@ void summarize_queues(const json& queues, ScenarioResult& result) {
 void summarize_uplinks(const json& links, ScenarioResult& result) {
   int uplinks = 0;
   std::int64_t total = 0, hottest = 0;
+  result.bytes_by_uplink.clear();
   std::optional<std::string> hot;
   for (const auto& [name, link] : links.items()) {
     if (!link.is_object() || !link.value("uplink", false)) continue;
@@ -130,6 +131,7 @@ void summarize_uplinks(const json& links, ScenarioResult& result) {
     const std::int64_t bytes =
         link.value("tx_bytes", std::int64_t{0}) + link.value("rx_bytes", std::int64_t{0});
     total += bytes;
+    result.bytes_by_uplink[name] = bytes;
     if (bytes > hottest) {
       hottest = bytes;
       hot = name;
@@ -468,6 +470,7 @@ void to_json(json& out, const ScenarioResult& result) {
     out["uplink_bytes"] = *result.uplink_bytes;
     out["hot_uplink"] = optional(result.hot_uplink);
     out["hot_uplink_share"] = optional(result.hot_uplink_share);
+    out["uplinks"] = result.bytes_by_uplink;
   }
   for (const auto& [name, mbps] : result.neighbour_mbps) out[name + "_mbps"] = optional(mbps);
   for (const auto& [name, rtt] : result.neighbour_rtt_ms) out[name + "_rtt_ms"] = optional(rtt);
@@ -544,6 +547,12 @@ void from_json(const json& in, ScenarioResult& result) {
   if (const auto hot = in.find("hot_uplink"); hot != in.end() && !hot->is_null()) {
     if (!hot->is_string()) throw InputError("result: field 'hot_uplink': expected a link's name or null");
     result.hot_uplink = hot->get<std::string>();
+  }
+  if (const auto uplinks = in.find("uplinks"); uplinks != in.end() && uplinks->is_object()) {
+    for (const auto& [name, bytes] : uplinks->items()) {
+      if (!bytes.is_number()) throw InputError("result: uplinks." + name + ": expected a number of bytes");
+      result.bytes_by_uplink[name] = bytes.get<std::int64_t>();
+    }
   }
   const auto read_per_flow = [&](const std::string& suffix,
                                   std::map<std::string, std::optional<double>>& into) {

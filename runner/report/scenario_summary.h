@@ -140,6 +140,7 @@ struct ScenarioResult {
   std::optional<std::int64_t> uplink_bytes;
   std::optional<std::string> hot_uplink;
   std::optional<double> hot_uplink_share;
+  std::map<std::string, std::int64_t> bytes_by_uplink;  // `uplinks` in JSON: {"tor0-spine0": ...}
   std::map<std::string, std::optional<double>> neighbour_mbps;
   std::map<std::string, std::optional<double>> neighbour_rtt_ms;
 };

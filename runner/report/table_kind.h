@@ -18,6 +18,8 @@
 //   queue        per scenario: step times and retransmits beside the switch
 //                queue's drops, marks, pause time and depth, and the
 //                neighbour flows' goodput (lab 08)
+//   uplinks      per scenario: bytes on all lab links and on each ToR-spine
+//                uplink, the hottest uplink and its share (lab 09)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

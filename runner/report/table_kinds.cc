@@ -6,6 +6,7 @@
 #include "runner/report/queue_table.h"
 #include "runner/report/scale_up_table.h"
 #include "runner/report/sweep_table.h"
+#include "runner/report/uplink_table.h"
 #include "runner/report/wire_bytes_table.h"
 
 namespace fabriclab::runner::report {
@@ -19,6 +20,7 @@ const TableKind kTables[] = {
     {"cost", format_cost_table},
     {"sweep", format_sweep_table},
     {"queue", format_queue_table},
+    {"uplinks", format_uplink_table},
 };
 
 }  // namespace
