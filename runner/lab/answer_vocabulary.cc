@@ -13,7 +13,7 @@ const std::set<std::string> kResultFields = {
     "wall_s",     "slowdown", "median_step_ms", "p99_step_ms", "median_network_ms", "comm_share",
     "final_loss", "accuracy", "retransmits",    "drops",       "link_bytes",
     "tx_bytes_per_step", "ring_bytes", "wire_overhead", "wire_bytes_per_param",
-    "uplink_bytes", "hot_uplink", "hot_uplink_share",
+    "uplink_bytes", "hot_uplink", "hot_uplink_share", "hot_spine",
     "straggler", "slow_link", "others_wait_share", "longest_step_ms", "mean_step_ms",
     // allreduce scenarios (runner/report/scenario_summary.h)
     "busbw_gb_per_s", "avg_busbw_gb_per_s", "busbw_ratio", "wrong", "largest_size",

@@ -138,6 +138,13 @@ void summarize_uplinks(const json& links, ScenarioResult& result) {
     }
   }
   if (uplinks == 0) return;
+  std::map<std::string, std::int64_t> by_spine;
+  for (const auto& [name, bytes] : result.bytes_by_uplink)
+    by_spine[name.substr(name.find('-') + 1)] += bytes;
+  std::int64_t spine_max = 0;
+  result.hot_spine.reset();
+  for (const auto& [spine, bytes] : by_spine)
+    if (bytes > spine_max) spine_max = bytes, result.hot_spine = spine;
   result.uplink_bytes = total;
   result.hot_uplink = hot;
   result.hot_uplink_share =
@@ -471,6 +478,7 @@ void to_json(json& out, const ScenarioResult& result) {
     out["hot_uplink"] = optional(result.hot_uplink);
     out["hot_uplink_share"] = optional(result.hot_uplink_share);
     out["uplinks"] = result.bytes_by_uplink;
+    out["hot_spine"] = optional(result.hot_spine);
   }
   for (const auto& [name, mbps] : result.neighbour_mbps) out[name + "_mbps"] = optional(mbps);
   for (const auto& [name, rtt] : result.neighbour_rtt_ms) out[name + "_rtt_ms"] = optional(rtt);
@@ -548,6 +556,8 @@ void from_json(const json& in, ScenarioResult& result) {
     if (!hot->is_string()) throw InputError("result: field 'hot_uplink': expected a link's name or null");
     result.hot_uplink = hot->get<std::string>();
   }
+  if (const auto spine = in.find("hot_spine"); spine != in.end() && spine->is_string())
+    result.hot_spine = spine->get<std::string>();
   if (const auto uplinks = in.find("uplinks"); uplinks != in.end() && uplinks->is_object()) {
     for (const auto& [name, bytes] : uplinks->items()) {
       if (!bytes.is_number()) throw InputError("result: uplinks." + name + ": expected a number of bytes");

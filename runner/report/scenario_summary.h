@@ -137,9 +137,12 @@ struct ScenarioResult {
   // (the last `counters` sample's links marked `uplink`, both directions),
   // the uplink that carried the most and its share of them; absent from
   // JSON without uplinks, hot_uplink null when they carried nothing.
+  // hot_spine: the upper router whose uplinks ("tor0-spine1": LOWER-UPPER)
+  // carried the most in all -- where the hash put the heaviest flows.
   std::optional<std::int64_t> uplink_bytes;
   std::optional<std::string> hot_uplink;
   std::optional<double> hot_uplink_share;
+  std::optional<std::string> hot_spine;
   std::map<std::string, std::int64_t> bytes_by_uplink;  // `uplinks` in JSON: {"tor0-spine0": ...}
   std::map<std::string, std::optional<double>> neighbour_mbps;
   std::map<std::string, std::optional<double>> neighbour_rtt_ms;

@@ -27,7 +27,7 @@ std::string format_uplink_table(const std::vector<ScenarioSummary>& summaries) {
   std::vector<std::string> head = {"scenario", "status", "p50 ms", "p99 ms", "link MB"};
   for (const std::string& uplink : uplinks) head.push_back(uplink);
   head.push_back("hot uplink");
-  head.push_back("hot share");
+  head.push_back("hot spine");
   for (const std::string& flow : flows) head.push_back(flow.substr(0, 6) + " Mb/s");
   std::string out = "Bytes on the fabric (MB; uplinks both ways, read at the ToR)\n" + row(head);
   for (const ScenarioSummary& s : summaries) {
@@ -42,7 +42,7 @@ std::string format_uplink_table(const std::vector<ScenarioSummary>& summaries) {
       cells.push_back(bytes == r.bytes_by_uplink.end() ? "--" : megabytes(bytes->second));
     }
     cells.push_back(r.hot_uplink.value_or("--"));
-    cells.push_back(r.hot_uplink_share ? fmt::format("{:.0f}%", *r.hot_uplink_share * 100) : "--");
+    cells.push_back(r.hot_spine.value_or("--"));
     for (const std::string& flow : flows) {
       const auto mbps = r.neighbour_mbps.find(flow);
       cells.push_back(mbps != r.neighbour_mbps.end() && mbps->second
