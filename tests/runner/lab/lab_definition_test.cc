@@ -157,6 +157,48 @@ TEST_F(LabDefinitionTest, AScenarioMayRunOnTheFirstRanksOnly) {
             std::string::npos);
 }
 
+TEST_F(LabDefinitionTest, APlacementPutsRanksOnHostsByName) {
+  const std::string topology = "[topology]\nranks = 4\nkind = \"leaf_spine\"\n";
+  const LabDefinition lab = load_lab(write(topology + kScenario +
+                                           "[[scenario]]\nname = \"apart\"\n"
+                                           "placement = [\"r0\", \"r0\", \"r2\"]\n"));
+  EXPECT_TRUE(lab.scenarios[0].placement.empty());
+  EXPECT_EQ(lab.scenarios[1].placement, (std::vector<int>{0, 0, 2}));
+  EXPECT_EQ(lab.scenarios[1].ranks, 3) << "a placement's length is the job's world";
+
+  const auto fails_with = [&](const std::string& scenario, const std::string& expected) {
+    const std::string message = error(topology + kScenario + scenario);
+    EXPECT_NE(message.find(expected), std::string::npos) << message;
+  };
+  fails_with("placement = [\"r0\", \"r4\"]\n",
+             "lab.toml:9: key 'placement': the lab network has hosts r0 to r3");
+  fails_with("placement = [\"r0\", 1]\n", "key 'placement': expected an array of host names");
+  fails_with("placement = []\n", "key 'placement': expected an array of host names");
+  fails_with("placement = [\"host0\"]\n", "key 'placement': expected an array of host names");
+  fails_with("placement = [\"r0\"]\nranks = 2\n", "key 'ranks': give either ranks or placement");
+}
+
+TEST_F(LabDefinitionTest, TheFabricsOwnLinksAreCheckedWhereTheyAreWritten) {
+  const std::string leaf_spine = "[topology]\nranks = 4\nkind = \"leaf_spine\"\n";
+  const LabDefinition lab = load_lab(write(leaf_spine + "host_links = \"rate 250mbit\"\n"
+                                           "uplinks = \"delay 500us rate 100mbit\"\n" + kScenario));
+  EXPECT_EQ(lab.fabric.host_links, "rate 250mbit");
+  EXPECT_EQ(lab.fabric.uplinks, "delay 500us rate 100mbit");
+
+  const auto fails_with = [&](const std::string& body, const std::string& expected) {
+    const std::string message = error(body);
+    EXPECT_NE(message.find(expected), std::string::npos) << message;
+  };
+  fails_with("[topology]\nranks = 3\nkind = \"switch\"\nuplinks = \"delay 1ms\"\n" +
+                 std::string(kScenario),
+             "lab.toml:7: key 'uplinks': kind \"switch\" has no links between routers");
+  fails_with(leaf_spine + "uplinks = \"delay 1 ms\"\n" + kScenario, "key 'uplinks':");
+  fails_with(leaf_spine + "host_links = \"delay 1ms rate 1gbit\"\n" + kScenario,
+             "key 'host_links': expected a rate alone");
+  fails_with(leaf_spine + "host_links = \"rate 1gbit\"\n" + kScenario + "impair = \"delay 1ms\"\n",
+             "key 'impair': [topology] host_links already shapes every host's link");
+}
+
 TEST_F(LabDefinitionTest, ARankParameterIsANumberOrASeedWord) {
   const LabDefinition lab = load_lab(write(
       std::string("[topology]\nranks = 4\n") + kScenario +
@@ -188,7 +230,7 @@ TEST_F(LabDefinitionTest, TablesAreCheckedAgainstTheirRegistry) {
   EXPECT_EQ(lab.tables, (std::vector<std::string>{"wire_bytes", "scale_up"}));
   EXPECT_TRUE(load_lab(write(kScenario)).tables.empty());
   EXPECT_NE(error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario)
-                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up, per_rank, cost, sweep, queue)"),
+                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up, per_rank, cost, sweep, queue, uplinks)"),
             std::string::npos)
       << error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario);
 }
