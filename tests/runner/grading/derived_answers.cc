@@ -32,7 +32,8 @@ std::string answer_line(const Exercise& ex, const Value& expected, bool right, l
   switch (ex.kind) {
     case Kind::kNumber:
       if (expected.type == Value::Type::kNull) return ex.id + " = " + (right ? "\"none\"" : "1.5");
-      return ex.id + " = " + number(right ? expected.number : expected.number * 3 + 7);
+      // Wrong: far outside any tolerance, also an absolute one around 0.
+      return ex.id + " = " + number(right ? expected.number : expected.number * 3 + 1e6 + 7);
     case Kind::kChoice: {
       const std::vector<std::string> ok = expected.type == Value::Type::kList
                                               ? expected.list

@@ -88,6 +88,28 @@ TEST(ReferenceRecordings, Lab05GradesPassAndFail) { grade_reference("05"); }
 TEST(ReferenceRecordings, Lab06GradesPassAndFail) { grade_reference("06"); }
 TEST(ReferenceRecordings, Lab07GradesPassAndFail) { grade_reference("07"); }
 TEST(ReferenceRecordings, Lab08GradesPassAndFail) { grade_reference("08"); }
+TEST(ReferenceRecordings, Lab09GradesPassAndFail) { grade_reference("09"); }
+// Issue 18's check, on the reference run: the same-host placement puts no
+// byte on the fabric's links; step time orders same host <= same ToR <
+// across the spines; the bytes double with the links crossed; and the
+// uplinks carry traffic only where a placement crosses them.
+TEST(ReferenceRecordings, Lab09PlacementOrdersTheStepsAndTheBytes) {
+  const fs::path dir = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/09-placement";
+  if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
+  std::map<std::string, nlohmann::json> result;
+  const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
+  for (const auto& s : run.at("scenarios")) result[s.at("name").get<std::string>()] = s.at("result");
+  const auto p50 = [&](const char* s) { return result.at(s).at("median_step_ms").get<double>(); };
+  const auto bytes = [&](const char* s) { return result.at(s).at("link_bytes").get<double>(); };
+  EXPECT_EQ(bytes("same-host"), 0);
+  EXPECT_LE(p50("same-host"), p50("same-tor"));
+  EXPECT_LT(p50("same-tor"), p50("cross-spine"));
+  EXPECT_NEAR(bytes("cross-spine") / bytes("same-tor"), 2.0, 0.1) << "four links crossed, not two";
+  EXPECT_EQ(result.at("same-tor").at("uplink_bytes").get<double>(), 0);
+  EXPECT_GT(result.at("cross-spine").at("uplink_bytes").get<double>(), 0);
+  for (const char* draw : {"ecmp-a", "ecmp-b", "ecmp-c"})
+    EXPECT_TRUE(result.at(draw).at("hot_spine").is_string()) << draw;
+}
 
 // Issue 17's check, on the reference run: ecn marks and retransmits far
 // less than taildrop; lossless drops nothing and pauses; and the victim,
