@@ -285,6 +285,30 @@ TEST_F(RunCommandTest, AfterSigkillCleanupRemovesTheRun) {
   expect_nothing_left(before, run_id);
 }
 
+// The same on a leaf-spine fabric with its own shaped host links (tbf) and
+// impaired uplinks (the userspace backend's rules and queues in the
+// routers), killed while its ranks train across the spines: cleanup removes
+// all six namespaces -- hosts, ToRs, spines, with their links, routes,
+// qdiscs and rules -- and every process.
+TEST_F(RunCommandTest, AfterSigkillCleanupRemovesALeafSpineRun) {
+  write_lab(labs_, kLongTrainer,
+            "kind = \"leaf_spine\"\nhost_links = \"rate 500mbit\"\n"
+            "uplinks = \"delay 1ms rate 200mbit\"\n" +
+                scenario("apart", "", 120, 30) + "placement = [\"r0\", \"r1\"]\n");
+  HostState before;
+  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
+  const std::string run_id = wait_for_run_id(before, 30s);
+  ASSERT_FALSE(run_id.empty()) << runner.output();
+  ASSERT_TRUE(wait_for_training(output_, 60s)) << runner.output();
+  runner.signal(SIGKILL);
+  runner.wait(10s);
+  EXPECT_EQ(testing::run_netns_entries("fl-" + run_id).size(), 6u);
+  auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
+  EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
+  EXPECT_NE(cleanup.output.find("spine1"), std::string::npos) << cleanup.output;
+  expect_nothing_left(before, run_id);
+}
+
 // As an ordinary user (uid 65534): the runner enters a user namespace and does
 // the same, the userspace backend included.
 TEST(RunCommandRootless, AnOrdinaryUserRunsALab) {
