@@ -1,0 +1,212 @@
+// The page in a real browser: headless Chromium (Debian's `chromium`) loads
+// a page written by `fabriclab page` from disk, inside a fresh network
+// namespace (`unshare -n`: no interface but a down loopback, so nothing can
+// be fetched), and the test reads the DOM Chromium rendered (--dump-dom after
+// a virtual-time budget, so the player's timers have run):
+//  - the lab 02 reference recording: the player mounted and shows text from
+//    the cast, the results table has one row per scenario, every chart is an
+//    <svg>, the scenario markers are on the player's timeline;
+//  - a hostile recording (page_fixture.h): played to its hostile part, the
+//    payloads are on the terminal as text, and nothing they would do
+//    happened (no script element of theirs, no changed title, no element).
+// Screenshots of both pages, the pages and the DOMs are kept in the build
+// tree (FABRICLAB_PAGE_ARTIFACTS). Skips only where Chromium is not
+// installed (scripts/setup.sh installs it).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+
+#include "tests/runner/page/page_fixture.h"
+
+namespace fabriclab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kArtifacts = FABRICLAB_PAGE_ARTIFACTS;
+
+std::optional<std::string> find_chromium() {
+  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (::access(path, X_OK) == 0) return std::string(path);
+  }
+  return std::nullopt;
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The terminal's text as the player drew it: the <pre class="ap-term-text">
+// with its tags taken out (entities stay: "&lt;" is a "<" on the screen).
+std::string terminal_text(const std::string& dom) {
+  static const std::regex pre(R"(<pre class="ap-term-text[^"]*"[^>]*>([\s\S]*?)</pre>)");
+  static const std::regex tag("<[^>]*>");
+  std::smatch m;
+  if (!std::regex_search(dom, m, pre)) return "";
+  return std::regex_replace(m[1].str(), tag, "");
+}
+
+std::string results_body(const std::string& dom) {
+  const std::size_t table = dom.find("<table id=\"fl-results\">");
+  if (table == std::string::npos) return "";
+  const std::size_t body = dom.find("<tbody>", table);
+  return dom.substr(body, dom.find("</tbody>", body) - body);
+}
+
+class PageBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto chromium = find_chromium();
+    if (!chromium) {
+      GTEST_SKIP() << "Chromium is not installed (/usr/bin/chromium): apt-get install chromium, "
+                      "or run scripts/setup.sh; the page's browser test cannot run without it";
+    }
+    chromium_ = *chromium;
+    // A network namespace of its own: as root `unshare -n`; else with a user
+    // namespace too, where the kernel allows one.
+    for (const std::string prefix : {"unshare -n", "unshare -r -n"}) {
+      if (run_command({"/bin/sh", "-c", prefix + " true"}).status.code == 0) {
+        unshare_ = prefix;
+        break;
+      }
+    }
+    ASSERT_FALSE(unshare_.empty())
+        << "cannot make a network namespace (unshare -n, or -r -n): the page must be tested "
+           "with the network off";
+    dir_ = make_temp_dir("page_browser_test");
+    fs::create_directories(kArtifacts);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // Chromium in a fresh network namespace, on `url`, with `flags`; returns
+  // what it wrote to stdout.
+  std::string chromium(const std::string& url, const std::string& flags,
+                       const std::string& name) {
+    const std::string out = dir_ + "/" + name + ".out";
+    const std::string log = (kArtifacts / (name + ".chromium.log")).string();
+    const std::string command =
+        unshare_ + " " + quoted(chromium_) +
+        " --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars"
+        " --user-data-dir=" + quoted(dir_ + "/profile-" + name) + " " + flags + " " +
+        quoted(url) + " >" + quoted(out) + " 2>" + quoted(log);
+    const RunResult r = run_command({"/bin/sh", "-c", command}, {}, std::chrono::seconds(90));
+    EXPECT_TRUE(r.status.exited) << "chromium did not finish in 90 s: " << command;
+    EXPECT_EQ(r.status.code, 0) << command << "\n" << read_file(log);
+    return read_file(out);
+  }
+
+  // The DOM after `budget_ms` of virtual time; kept as an artifact.
+  std::string dump_dom(const std::string& page, const std::string& fragment,
+                       const std::string& name, int budget_ms = 8000) {
+    const std::string dom =
+        chromium("file://" + page + fragment, "--virtual-time-budget=" + std::to_string(budget_ms) +
+                                                  " --dump-dom", name);
+    std::ofstream(kArtifacts / (name + ".dom.html")) << dom;
+    return dom;
+  }
+
+  void screenshot(const std::string& page, const std::string& fragment, const std::string& name) {
+    const fs::path png = kArtifacts / (name + ".png");
+    fs::remove(png);
+    chromium("file://" + page + fragment,
+             "--virtual-time-budget=8000 --window-size=1280,3000 --screenshot=" +
+                 quoted(png.string()),
+             name + "-screenshot");
+    EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 10000) << png;
+  }
+
+  std::string write_page(const std::string& run, const std::string& name, std::string* output) {
+    const std::string page = (kArtifacts / (name + ".html")).string();
+    const RunResult r = run_page({run, "-o", page});
+    EXPECT_EQ(r.status.code, 0) << r.output;
+    if (output) *output = r.output;
+    return page;
+  }
+
+  std::string chromium_;
+  std::string unshare_;
+  std::string dir_;
+};
+
+TEST_F(PageBrowserTest, TheNamespaceHasNoNetwork) {
+  const RunResult r = run_command({"/bin/sh", "-c", unshare_ + " cat /proc/net/dev"});
+  ASSERT_EQ(r.status.code, 0) << r.output;
+  // Two header lines and lo.
+  EXPECT_EQ(count(r.output, "\n"), 3u) << r.output;
+  EXPECT_NE(r.output.find("lo:"), std::string::npos) << r.output;
+}
+
+TEST_F(PageBrowserTest, Lab02PagePlaysAndShowsEverything) {
+  const fs::path recording = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/02-dropped-packet";
+  std::string output;
+  const std::string page = write_page(recording.string(), "02-dropped-packet", &output);
+  const auto run = nlohmann::json::parse(read_file((recording / "run.json").string()));
+
+  const std::string dom = dump_dom(page, "", "02-dropped-packet");
+  ASSERT_NE(dom.find("data-player=\"mounted\""), std::string::npos)
+      << "page.js did not mount the player: " << dom.substr(0, 2000);
+  const std::string terminal = terminal_text(dom);
+  EXPECT_NE(terminal.find("What one dropped packet costs"), std::string::npos)
+      << "the player's terminal should show the cast's first lines:\n" << terminal.substr(0, 3000);
+  EXPECT_NE(terminal.find("tcp_congestion_control=reno"), std::string::npos) << terminal.substr(0, 3000);
+
+  EXPECT_EQ(count(results_body(dom), "<tr"), run["scenarios"].size());
+  for (const auto& chart : run["charts"]) {
+    const std::string id = "<figure class=\"fl-chart\" id=\"chart-" + chart.get<std::string>() + "\">";
+    const std::size_t at = dom.find(id);
+    ASSERT_NE(at, std::string::npos) << chart;
+    EXPECT_EQ(dom.compare(dom.find('<', at + id.size()), 4, "<svg"), 0) << chart;
+  }
+  std::smatch markers;
+  ASSERT_TRUE(std::regex_search(output, markers, std::regex(R"((\d+) markers)"))) << output;
+  EXPECT_EQ(count(dom, "class=\"ap-marker-container"), std::stoul(markers[1].str()))
+      << "every marker on the player's timeline";
+  EXPECT_GE(std::stoul(markers[1].str()), run["scenarios"].size());
+  EXPECT_NE(dom.find("latency starts"), std::string::npos) << "a scenario marker's label";
+
+  screenshot(page, "", "02-dropped-packet");
+}
+
+TEST_F(PageBrowserTest, HostileRecordingStaysInert) {
+  const std::string run = copy_recording("02-dropped-packet", dir_);
+  const double hostile_s = make_hostile(run);
+  const std::string page = write_page(run, "hostile", nullptr);
+
+  // Start playing just after the attacks, so their text is on the screen.
+  const std::string at = "#t=" + std::to_string(hostile_s + 0.45);
+  const std::string dom = dump_dom(page, at, "hostile");
+  ASSERT_NE(dom.find("data-player=\"mounted\""), std::string::npos) << dom.substr(0, 2000);
+  const std::string terminal = terminal_text(dom);
+  EXPECT_NE(terminal.find("hostile: &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+            std::string::npos)
+      << "the payload, as text on the terminal:\n" << terminal;
+  EXPECT_NE(terminal.find("after the attacks"), std::string::npos) << terminal;
+
+  EXPECT_EQ(dom.find(kPwned), std::string::npos) << "an injected script or handler ran";
+  EXPECT_EQ(count(dom, "<script"), 3u) << "a script element from the recording";
+  EXPECT_EQ(dom.find("<img"), std::string::npos) << "an element from the recording";
+  EXPECT_EQ(dom.find("<b>bold"), std::string::npos) << "an element from the recording";
+  std::smatch title;
+  ASSERT_TRUE(std::regex_search(dom, title, std::regex("<title>([^<]*)</title>")));
+  EXPECT_NE(title[1].str().find("fabriclab lab 02"), std::string::npos) << title[1];
+
+  screenshot(page, at, "hostile");
+}
+
+}  // namespace
+}  // namespace fabriclab::testing
