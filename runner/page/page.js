@@ -22,6 +22,7 @@
       autoPlay: startAt > 0,
       preload: true,
       fit: 'width',
+      controls: true,  // always shown: the scenario marks live on its timeline
       terminalFontSize: 'small'
     });
     body.setAttribute('data-player', 'mounted');
