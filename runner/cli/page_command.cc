@@ -27,7 +27,8 @@ struct PageArgs {
 void write_page_file(const PageArgs& args) {
   std::error_code error;
   if (!fs::is_directory(args.dir, error)) {
-    throw InputError(args.dir + ": not a directory (expected a run directory, e.g. recordings/02-...)");
+    throw InputError(args.dir +
+                     ": not a directory (expected a run directory, e.g. recordings/02-...)");
   }
   const fs::path out = args.out.empty() ? fs::path(args.dir) / "page.html" : fs::path(args.out);
   // Written beside OUT and renamed over it, so a failure never leaves half a page.

@@ -53,8 +53,8 @@ std::optional<std::string> inline_svg(const std::string& svg, const std::string&
   }
   // Before <svg> only gnuplot's prolog may stand: <?xml ...?>, a doctype,
   // comments and white space; after </svg> nothing but white space.
-  static const std::regex prolog(R"(^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?(<!--[^>]*-->\s*)*$)",
-                                 std::regex::icase);
+  static const std::regex prolog(
+      R"(^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?(<!--[^>]*-->\s*)*$)", std::regex::icase);
   if (!std::regex_match(svg.substr(0, start), prolog) ||
       svg.find_first_not_of(" \t\r\n", end + 6) != std::string::npos) {
     why = "something other than one <svg> element in the file";
@@ -88,8 +88,9 @@ ChartsHtml charts_section(const report::RunDirectory& run,
       out.problems.push_back("chart " + stem + " left out: " + why);
       continue;
     }
-    figures += fmt::format("<figure class=\"fl-chart\" id=\"chart-{}\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
-                           html_escape(stem), *svg, html_escape(chart_title(stem)));
+    figures += fmt::format(
+        "<figure class=\"fl-chart\" id=\"chart-{}\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+        html_escape(stem), *svg, html_escape(chart_title(stem)));
     ++out.charts;
   }
   std::string problems;

@@ -2,7 +2,9 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <ctime>
+#include <vector>
 
 #include "runner/page/html_text.h"
 
@@ -49,8 +51,8 @@ std::string run_table(const json& m) {
   const json& lab = field(m, "lab");
   std::string duration;
   if (field(m, "started_unix_s").is_number() && field(m, "ended_unix_s").is_number()) {
-    duration = fmt::format(
-        "{:.0f} s", field(m, "ended_unix_s").get<double>() - field(m, "started_unix_s").get<double>());
+    duration = fmt::format("{:.0f} s", field(m, "ended_unix_s").get<double>() -
+                                           field(m, "started_unix_s").get<double>());
   }
   std::string backend = plain(field(m, "backend"));
   if (!plain(field(m, "backend_why")).empty()) backend += " -- " + plain(field(m, "backend_why"));
@@ -116,23 +118,30 @@ std::string impairments_table(const json& m) {
         }
         applied += "</ul></details>";
       }
-      rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
-                          html_escape(name), html_escape(condition), html_escape(links),
-                          html_escape(what), applied);
+      rows += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
+          html_escape(name), html_escape(condition), html_escape(links), html_escape(what),
+          applied);
     }
   }
-  return "<h3>Link settings per scenario</h3>\n<div class=\"fl-scroll\"><table id=\"fl-impairments\">\n"
+  return "<h3>Link settings per scenario</h3>\n<div class=\"fl-scroll\"><table "
+         "id=\"fl-impairments\">\n"
          "<thead><tr><th>scenario</th><th>condition</th><th>links</th><th>setting</th>"
          "<th>applied</th></tr></thead>\n<tbody>\n" +
          rows + "</tbody>\n</table></div>\n";
 }
 
-// The lab network as read back from inside the rank namespaces.
+// The lab network as read back from inside the rank namespaces. Namespaces
+// whose settings are the same share a row (as the run's own start-up lines
+// do), so four ranks with one configuration read as one.
 std::string network_table(const json& m) {
   const json& network = field(m, "network");
   const json& places = field(network, "namespaces");
   if (!places.is_array() || places.empty()) return "";
-  std::string rows;
+  struct Row {
+    std::string ranks, where, settings;  // settings: the cells after them, HTML
+  };
+  std::vector<Row> rows;
   for (const json& place : places) {
     std::string ranks;
     if (field(place, "ranks").is_array()) {
@@ -155,17 +164,29 @@ std::string network_table(const json& m) {
                    html_escape(value.is_null() ? "(none)" : plain(value)) + "</code></li>";
       }
     }
-    rows += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><ul>{}</ul></td></tr>\n",
-        html_escape(ranks), html_escape(where), html_escape(plain(field(place, "device"))),
-        html_escape(plain(field(place, "mtu"))), html_escape(plain(field(place, "qdisc"))),
-        html_escape(routes), sysctls);
+    const std::string settings = fmt::format(
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><ul>{}</ul></td>",
+        html_escape(plain(field(place, "device"))), html_escape(plain(field(place, "mtu"))),
+        html_escape(plain(field(place, "qdisc"))), html_escape(routes), sysctls);
+    auto same = std::find_if(rows.begin(), rows.end(),
+                             [&](const Row& row) { return row.settings == settings; });
+    if (same == rows.end()) {
+      rows.push_back({ranks, where, settings});
+    } else {
+      same->ranks += ", " + ranks;
+      same->where += ", " + where;
+    }
+  }
+  std::string body;
+  for (const Row& row : rows) {
+    body += fmt::format("<tr><td>{}</td><td>{}</td>{}</tr>\n", html_escape(row.ranks),
+                        html_escape(row.where), row.settings);
   }
   return "<h3>Network and TCP settings (read back from the rank namespaces)</h3>\n"
          "<div class=\"fl-scroll\"><table id=\"fl-network\">\n<thead><tr><th>ranks</th>"
-         "<th>namespace / host</th><th>device</th><th>MTU</th><th>qdisc</th><th>routes</th>"
+         "<th>namespaces / host</th><th>device</th><th>MTU</th><th>qdisc</th><th>routes</th>"
          "<th>sysctls</th></tr></thead>\n<tbody>\n" +
-         rows + "</tbody>\n</table></div>\n";
+         body + "</tbody>\n</table></div>\n";
 }
 
 }  // namespace

@@ -12,10 +12,14 @@ std::string answer_shape(const Exercise& exercise) {
   switch (exercise.kind) {
     case Kind::kNumber:
       return exercise.unit.empty() ? "a number" : "a number, in " + exercise.unit;
-    case Kind::kChoice: return "one of the options' keys";
-    case Kind::kRank: return "a rank (r0, r1, ...)";
-    case Kind::kOrdering: return "an ordering";
-    case Kind::kProperty: return "nothing: checked on your recording";
+    case Kind::kChoice:
+      return "one of the options' keys";
+    case Kind::kRank:
+      return "a rank (r0, r1, ...)";
+    case Kind::kOrdering:
+      return "an ordering";
+    case Kind::kProperty:
+      return "nothing: checked on your recording";
   }
   return kind_name(exercise.kind);
 }
@@ -39,7 +43,8 @@ std::string exercise_item(const Exercise& exercise) {
 std::string exercises_section(const LabDefinition* lab, const std::string& note) {
   std::string html = "<section id=\"exercises\">\n<h2>Exercises</h2>\n";
   if (!lab) return html + "<p class=\"fl-problems\">" + html_escape(note) + "</p>\n</section>\n";
-  if (lab->exercises.empty()) return html + "<p>This lab has no graded exercises.</p>\n</section>\n";
+  if (lab->exercises.empty())
+    return html + "<p>This lab has no graded exercises.</p>\n</section>\n";
   html += fmt::format(
       "<p>Answer these from your own run: <code>fabriclab grade {0} --init</code> writes an "
       "answers file beside your recording, <code>fabriclab grade {0}</code> checks it.</p>\n",

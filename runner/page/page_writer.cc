@@ -43,8 +43,8 @@ void check_inlinable(std::string_view text, const std::string& end_tag, const ch
   std::string lower(text);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower.find(end_tag) != std::string::npos || lower.find("<!--") != std::string::npos) {
-    throw std::runtime_error(fmt::format("{} contains \"{}\" or \"<!--\" and cannot be inlined",
-                                         what, end_tag));
+    throw std::runtime_error(
+        fmt::format("{} contains \"{}\" or \"<!--\" and cannot be inlined", what, end_tag));
   }
 }
 
@@ -137,9 +137,8 @@ PageSummary write_page(const std::filesystem::path& run_dir, std::ostream& out,
 
   double poster_s = player.duration_s;  // the first scenario's start: the lab's header is shown
   for (const ScenarioMark& mark : player.scenarios) poster_s = std::min(poster_s, mark.time_s);
-  const json data = {{"cast", player.asciicast},
-                     {"idle_limit_s", options.idle_limit_s},
-                     {"poster_s", poster_s}};
+  const json data = {
+      {"cast", player.asciicast}, {"idle_limit_s", options.idle_limit_s}, {"poster_s", poster_s}};
 
   const std::string nonce = fresh_nonce();
   const std::string title = page_title(run.manifest);
@@ -151,21 +150,25 @@ PageSummary write_page(const std::filesystem::path& run_dir, std::ostream& out,
       << "<meta name=\"generator\" content=\"fabriclab page " << FABRICLAB_VERSION
       << ", asciinema-player " << html_escape(player_version()) << "\">\n"
       << "<title>" << html_escape(title) << "</title>\n"
-      << "<style>\n" << player_css() << "\n</style>\n"
-      << "<style>\n" << page_css() << "\n</style>\n</head>\n<body>\n"
+      << "<style>\n"
+      << player_css() << "\n</style>\n"
+      << "<style>\n"
+      << page_css() << "\n</style>\n</head>\n<body>\n"
       << "<header><h1>" << html_escape(title) << "</h1>\n"
       << "<nav><a href=\"#session\">session</a> <a href=\"#results\">results</a> "
       << "<a href=\"#conditions\">conditions</a> <a href=\"#charts\">charts</a> "
       << "<a href=\"#exercises\">exercises</a></nav></header>\n<main>\n"
       << session_section(player) << results_section(run, summaries, player.scenarios)
-      << conditions_section(run.manifest) << charts.html
-      << exercises_section(lab.get(), lab_note) << "</main>\n"
+      << conditions_section(run.manifest) << charts.html << exercises_section(lab.get(), lab_note)
+      << "</main>\n"
       << "<footer>Written by <code>fabriclab page</code> " << FABRICLAB_VERSION
       << " from a recording (recordings/FORMAT.md). The terminal is played by asciinema-player "
       << html_escape(player_version()) << " (Apache-2.0), inlined.</footer>\n"
       << "<script type=\"application/json\" id=\"fl-data\">" << script_json(data) << "</script>\n"
-      << "<script nonce=\"" << nonce << "\">\n" << player_js() << "\n</script>\n"
-      << "<script nonce=\"" << nonce << "\">\n" << page_js() << "\n</script>\n"
+      << "<script nonce=\"" << nonce << "\">\n"
+      << player_js() << "\n</script>\n"
+      << "<script nonce=\"" << nonce << "\">\n"
+      << page_js() << "\n</script>\n"
       << "</body>\n</html>\n";
   return summary;
 }

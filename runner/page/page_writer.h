@@ -37,7 +37,7 @@
 namespace fabriclab::runner::page {
 
 struct PageOptions {
-  std::string labs_dir;  // where the lab's exercises are looked up; "" = default_labs_dir()
+  std::string labs_dir;     // where the lab's exercises are looked up; "" = default_labs_dir()
   double idle_limit_s = 2;  // the player shortens pauses to this, as `replay --idle-limit`
 };
 

@@ -34,8 +34,7 @@ std::string marker_label(const std::string& name, const std::string& status) {
 }
 
 std::string event_line(double time_s, const char* code, const std::string& data) {
-  return json::array({time_s, code, data})
-             .dump(-1, ' ', false, json::error_handler_t::replace) +
+  return json::array({time_s, code, data}).dump(-1, ' ', false, json::error_handler_t::replace) +
          "\n";
 }
 

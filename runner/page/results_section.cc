@@ -50,10 +50,9 @@ std::vector<Column> columns(const std::vector<ScenarioSummary>& summaries) {
        }},
   };
   if (sweep) {
-    out.push_back({"busbw GB/s", "the largest size's out-of-place bus bandwidth",
-                   [](const ScenarioSummary& s) {
-                     return formatted(s.result.busbw_gb_per_s, "{:.3f}");
-                   }});
+    out.push_back(
+        {"busbw GB/s", "the largest size's out-of-place bus bandwidth",
+         [](const ScenarioSummary& s) { return formatted(s.result.busbw_gb_per_s, "{:.3f}"); }});
     out.push_back({"avg busbw GB/s", "nccl-tests' average bus bandwidth over sizes",
                    [](const ScenarioSummary& s) {
                      return formatted(s.result.avg_busbw_gb_per_s, "{:.3f}");
@@ -65,10 +64,9 @@ std::vector<Column> columns(const std::vector<ScenarioSummary>& summaries) {
                    [](const ScenarioSummary& s) { return step_ms(s.result.median_step_ms, s); }});
     out.push_back({"p99 step ms", "99th percentile step time",
                    [](const ScenarioSummary& s) { return step_ms(s.result.p99_step_ms, s); }});
-    out.push_back({"net ms", "median time per step of the network alone",
-                   [](const ScenarioSummary& s) {
-                     return formatted(s.result.median_network_ms, "{:.1f}");
-                   }});
+    out.push_back(
+        {"net ms", "median time per step of the network alone",
+         [](const ScenarioSummary& s) { return formatted(s.result.median_network_ms, "{:.1f}"); }});
     out.push_back({"comm %", "share of step time spent in communication",
                    [](const ScenarioSummary& s) -> std::optional<std::string> {
                      if (s.result.steps_completed == 0) return std::nullopt;
@@ -80,10 +78,10 @@ std::vector<Column> columns(const std::vector<ScenarioSummary>& summaries) {
   out.push_back({"drops", "packets the impairment dropped",
                  [](const ScenarioSummary& s) { return formatted(s.result.drops, "{}"); }});
   if (!sweep) {
-    out.push_back({"final loss", "training loss at the last step (mean over ranks)",
-                   [](const ScenarioSummary& s) { return formatted(s.result.final_loss, "{:.3f}"); }});
-    out.push_back({"accuracy", "the last evaluation's accuracy",
-                   [](const ScenarioSummary& s) {
+    out.push_back(
+        {"final loss", "training loss at the last step (mean over ranks)",
+         [](const ScenarioSummary& s) { return formatted(s.result.final_loss, "{:.3f}"); }});
+    out.push_back({"accuracy", "the last evaluation's accuracy", [](const ScenarioSummary& s) {
                      if (!s.result.accuracy) return std::optional<std::string>();
                      return std::optional<std::string>(
                          fmt::format("{:.1f}%", 100 * *s.result.accuracy));
@@ -102,8 +100,9 @@ int marker_of(const std::vector<ScenarioMark>& marks, const std::string& scenari
 
 std::string seek_button(int marker, const std::string& text, const std::string& title) {
   if (marker < 0) return html_escape(text);
-  return fmt::format(R"(<button type="button" class="fl-seek" data-marker="{}" title="{}">{}</button>)",
-                     marker, html_escape(title), html_escape(text));
+  return fmt::format(
+      R"(<button type="button" class="fl-seek" data-marker="{}" title="{}">{}</button>)", marker,
+      html_escape(title), html_escape(text));
 }
 
 std::string status_class(const ScenarioSummary& s) {
@@ -133,9 +132,10 @@ std::string lab_tables(const report::RunDirectory& run,
     if (!table) continue;
     const std::string text = table->write(summaries);
     if (text.empty()) continue;
-    out += fmt::format("<figure class=\"fl-text-table\" id=\"table-{0}\"><figcaption>{0}</figcaption>"
-                       "<pre>{1}</pre></figure>\n",
-                       html_escape(table->name), html_escape(text));
+    out += fmt::format(
+        "<figure class=\"fl-text-table\" id=\"table-{0}\"><figcaption>{0}</figcaption>"
+        "<pre>{1}</pre></figure>\n",
+        html_escape(table->name), html_escape(text));
   }
   return out;
 }
@@ -147,21 +147,22 @@ std::string results_section(const report::RunDirectory& run,
                             const std::vector<ScenarioMark>& marks) {
   const std::vector<Column> cols = columns(summaries);
   std::string html = "<section id=\"results\">\n<h2>Results</h2>\n";
-  html += "<p>One row per scenario, computed from <code>metrics.jsonl</code> as the terminal "
-          "report does. A scenario's name moves the player to its start.</p>\n";
-  html += "<div class=\"fl-scroll\"><table id=\"fl-results\">\n<thead><tr><th>scenario</th>"
-          "<th>condition</th><th>status</th>";
+  html +=
+      "<p>One row per scenario, computed from <code>metrics.jsonl</code> as the terminal "
+      "report does. A scenario's name moves the player to its start.</p>\n";
+  html +=
+      "<div class=\"fl-scroll\"><table id=\"fl-results\">\n<thead><tr><th>scenario</th>"
+      "<th>condition</th><th>status</th>";
   for (const Column& c : cols) {
     html += fmt::format("<th title=\"{}\">{}</th>", html_escape(c.title), html_escape(c.header));
   }
   html += "</tr></thead>\n<tbody>\n";
   for (const ScenarioSummary& s : summaries) {
     const std::string status = report::format_status(s);
-    html += fmt::format("<tr data-scenario=\"{}\"><th scope=\"row\">{}</th><td>{}</td>",
-                        html_escape(s.name),
-                        seek_button(marker_of(marks, s.name, false), s.name,
-                                    "play from the start of " + s.name),
-                        html_escape(s.condition));
+    html += fmt::format(
+        "<tr data-scenario=\"{}\"><th scope=\"row\">{}</th><td>{}</td>", html_escape(s.name),
+        seek_button(marker_of(marks, s.name, false), s.name, "play from the start of " + s.name),
+        html_escape(s.condition));
     html += fmt::format("<td class=\"{}\">{}</td>", status_class(s),
                         report::status_word(s) == "completed"
                             ? html_escape(status)

@@ -71,8 +71,7 @@ TEST(InlineSvg, RefusesAnythingThatCouldRunOrLoad) {
         std::string("<foreignObject><div/></foreignObject>"),
         std::string("<a href=\"javascript:alert(1)\">x</a>"),
         std::string("<use xlink:href='https://example.invalid/x.svg#a'/>"),
-        std::string("<image href='data:image/png;base64,AAAA'/>"),
-        std::string("<iframe/>")}) {
+        std::string("<image href='data:image/png;base64,AAAA'/>"), std::string("<iframe/>")}) {
     std::string why;
     EXPECT_FALSE(inline_svg(open + inside + "</svg>", "c-", why)) << inside;
     EXPECT_FALSE(why.empty());
@@ -97,7 +96,8 @@ TEST(PageAssets, ThePinnedPlayerIsEmbeddedAndInlinable) {
   EXPECT_NE(player_css().find(".ap-player"), std::string_view::npos);
   // The version compiled in is the one package-lock.json pins.
   std::ifstream lock(std::string(FABRICLAB_SOURCE_DIR) + "/package-lock.json");
-  const auto pinned = nlohmann::json::parse(lock)["packages"]["node_modules/asciinema-player"]["version"];
+  const auto pinned =
+      nlohmann::json::parse(lock)["packages"]["node_modules/asciinema-player"]["version"];
   EXPECT_EQ(std::string(player_version()), pinned.get<std::string>());
 }
 

@@ -95,15 +95,15 @@ class PageBrowserTest : public ::testing::Test {
 
   // Chromium in a fresh network namespace, on `url`, with `flags`; returns
   // what it wrote to stdout.
-  std::string chromium(const std::string& url, const std::string& flags,
-                       const std::string& name) {
+  std::string chromium(const std::string& url, const std::string& flags, const std::string& name) {
     const std::string out = dir_ + "/" + name + ".out";
     const std::string log = (kArtifacts / (name + ".chromium.log")).string();
     const std::string command =
         unshare_ + " " + shell_quote(chromium_) +
         " --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars"
-        " --user-data-dir=" + shell_quote(dir_ + "/profile-" + name) + " " + flags + " " +
-        shell_quote(url) + " >" + shell_quote(out) + " 2>" + shell_quote(log);
+        " --user-data-dir=" +
+        shell_quote(dir_ + "/profile-" + name) + " " + flags + " " + shell_quote(url) + " >" +
+        shell_quote(out) + " 2>" + shell_quote(log);
     const RunResult r = run_command({"/bin/sh", "-c", command}, {}, std::chrono::seconds(90));
     EXPECT_TRUE(r.status.exited) << "chromium did not finish in 90 s: " << command;
     EXPECT_EQ(r.status.code, 0) << command << "\n" << read_file(log);
@@ -114,8 +114,8 @@ class PageBrowserTest : public ::testing::Test {
   std::string dump_dom(const std::string& page, const std::string& fragment,
                        const std::string& name, int budget_ms = 8000) {
     const std::string dom =
-        chromium("file://" + page + fragment, "--virtual-time-budget=" + std::to_string(budget_ms) +
-                                                  " --dump-dom", name);
+        chromium("file://" + page + fragment,
+                 "--virtual-time-budget=" + std::to_string(budget_ms) + " --dump-dom", name);
     std::ofstream(kArtifacts / (name + ".dom.html")) << dom;
     return dom;
   }
@@ -162,12 +162,15 @@ TEST_F(PageBrowserTest, Lab02PagePlaysAndShowsEverything) {
       << "page.js did not mount the player: " << dom.substr(0, 2000);
   const std::string terminal = terminal_text(dom);
   EXPECT_NE(terminal.find("What one dropped packet costs"), std::string::npos)
-      << "the player's terminal should show the cast's first lines:\n" << terminal.substr(0, 3000);
-  EXPECT_NE(terminal.find("tcp_congestion_control=reno"), std::string::npos) << terminal.substr(0, 3000);
+      << "the player's terminal should show the cast's first lines:\n"
+      << terminal.substr(0, 3000);
+  EXPECT_NE(terminal.find("tcp_congestion_control=reno"), std::string::npos)
+      << terminal.substr(0, 3000);
 
   EXPECT_EQ(count(results_body(dom), "<tr"), run["scenarios"].size());
   for (const auto& chart : run["charts"]) {
-    const std::string id = "<figure class=\"fl-chart\" id=\"chart-" + chart.get<std::string>() + "\">";
+    const std::string id =
+        "<figure class=\"fl-chart\" id=\"chart-" + chart.get<std::string>() + "\">";
     const std::size_t at = dom.find(id);
     ASSERT_NE(at, std::string::npos) << chart;
     EXPECT_EQ(dom.compare(dom.find('<', at + id.size()), 4, "<svg"), 0) << chart;
@@ -197,7 +200,8 @@ TEST_F(PageBrowserTest, HostileRecordingStaysInert) {
   const std::string terminal = terminal_text(dom);
   EXPECT_NE(terminal.find("hostile: &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
             std::string::npos)
-      << "the payload, as text on the terminal:\n" << terminal;
+      << "the payload, as text on the terminal:\n"
+      << terminal;
   EXPECT_NE(terminal.find("after the attacks"), std::string::npos) << terminal;
 
   EXPECT_EQ(dom.find(kPwned), std::string::npos) << "an injected script or handler ran";

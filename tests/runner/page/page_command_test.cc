@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "tests/runner/page/page_fixture.h"
 
@@ -79,7 +79,8 @@ TEST_F(PageCommandTest, ExercisesShowPromptsNeverAnswers) {
   const std::string page = read_file(out);
   EXPECT_NE(page.find("how many times longer than clean did the +100 ms latency scenario take"),
             std::string::npos);
-  EXPECT_NE(page.find("<code>both</code> latency + loss"), std::string::npos) << "a choice's options";
+  EXPECT_NE(page.find("<code>both</code> latency + loss"), std::string::npos)
+      << "a choice's options";
   // The derivations, the option checks and the hints stay out.
   EXPECT_EQ(page.find("scenario.latency.result.slowdown"), std::string::npos);
   EXPECT_EQ(page.find("stalled|deadline"), std::string::npos);
@@ -145,12 +146,15 @@ TEST_F(PageCommandTest, DamagedInputIsAnErrorWithExit2AndNoPage) {
        "session.cast"},
       {"session.cast of version 3",
        [](const std::string& run) {
-         std::ofstream(run + "/session.cast") << R"({"version": 3, "term": {"cols": 80, "rows": 24}})"
-                                              << "\n";
+         std::ofstream(run + "/session.cast")
+             << R"({"version": 3, "term": {"cols": 80, "rows": 24}})"
+             << "\n";
        },
        "version 3"},
       {"a damaged metrics line",
-       [](const std::string& run) { std::ofstream(run + "/metrics.jsonl", std::ios::app) << "{oops\n"; },
+       [](const std::string& run) {
+         std::ofstream(run + "/metrics.jsonl", std::ios::app) << "{oops\n";
+       },
        "metrics.jsonl"},
   };
   for (const Case& c : cases) {

@@ -49,7 +49,9 @@ double make_hostile(const std::string& dir) {
   body += event(0.1, "o", std::string(1024 * 1024, 'Z') + "\r\n");
   body += event(0.2, "o", std::string("\r\nhostile: ") + kScriptPayload + "\r\n");
   body += event(0.3, "o", std::string(kMarkupPayload) + "\r\n");
-  body += event(0.4, "o", "\x1b]52;c;cm0gLXJmIH4=\x07\x1b[6n\x1b]2;0wn3d-title\x07" "after the attacks\r\n");
+  body += event(0.4, "o",
+                "\x1b]52;c;cm0gLXJmIH4=\x07\x1b[6n\x1b]2;0wn3d-title\x07"
+                "after the attacks\r\n");
   body += event(0.5, "m", kScriptPayload);
   std::ofstream(cast_path) << head.dump() << "\n" << body;
   return last;

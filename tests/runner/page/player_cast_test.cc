@@ -23,15 +23,14 @@ Cast reread(const PlayerCast& cast) {
 }
 
 TEST(PlayerCast, RemovesTerminalAttacksAsReplayDoes) {
-  const Cast cast = cast_of(
-      R"([0.1, "o", "hello \u001b]52;c;ZXZpbA==\u0007world\r\n"])"
-      "\n"
-      R"([0.2, "o", "\u001b[6n\u001b[31mred\u001b[0m"])"
-      "\n"
-      R"([0.3, "o", "split \u001b]2;ti"])"
-      "\n"
-      R"([0.4, "o", "tle\u0007done"])"
-      "\n");
+  const Cast cast = cast_of(R"([0.1, "o", "hello \u001b]52;c;ZXZpbA==\u0007world\r\n"])"
+                            "\n"
+                            R"([0.2, "o", "\u001b[6n\u001b[31mred\u001b[0m"])"
+                            "\n"
+                            R"([0.3, "o", "split \u001b]2;ti"])"
+                            "\n"
+                            R"([0.4, "o", "tle\u0007done"])"
+                            "\n");
   const PlayerCast player = player_cast(cast);
   const Cast back = reread(player);
   std::string text;
@@ -43,27 +42,26 @@ TEST(PlayerCast, RemovesTerminalAttacksAsReplayDoes) {
 }
 
 TEST(PlayerCast, ScenarioMarkersBecomeLabelsAndNeighboursMerge) {
-  const Cast cast = cast_of(
-      R"([0.0, "m", "scenario clean: start"])"
-      "\n"
-      R"([1.0, "o", "x"])"
-      "\n"
-      R"([10.0, "m", "scenario clean: completed"])"
-      "\n"
-      R"([10.0001, "m", "scenario both: start"])"
-      "\n"
-      R"([40.0, "m", "scenario both: stalled"])"
-      "\n"
-      R"([40.2, "m", "scenario late: start"])"
-      "\n"
-      R"([70.0, "m", "scenario late: deadline"])"
-      "\n"
-      R"([71.0, "m", "a \u001b[31mplain\u001b[0m note\r\n"])"
-      "\n"
-      R"([72.0, "i", "typed"])"
-      "\n"
-      R"([72.0, "r", "100x30"])"
-      "\n");
+  const Cast cast = cast_of(R"([0.0, "m", "scenario clean: start"])"
+                            "\n"
+                            R"([1.0, "o", "x"])"
+                            "\n"
+                            R"([10.0, "m", "scenario clean: completed"])"
+                            "\n"
+                            R"([10.0001, "m", "scenario both: start"])"
+                            "\n"
+                            R"([40.0, "m", "scenario both: stalled"])"
+                            "\n"
+                            R"([40.2, "m", "scenario late: start"])"
+                            "\n"
+                            R"([70.0, "m", "scenario late: deadline"])"
+                            "\n"
+                            R"([71.0, "m", "a \u001b[31mplain\u001b[0m note\r\n"])"
+                            "\n"
+                            R"([72.0, "i", "typed"])"
+                            "\n"
+                            R"([72.0, "r", "100x30"])"
+                            "\n");
   const PlayerCast player = player_cast(cast);
   EXPECT_EQ(player.labels,
             (std::vector<std::string>{"clean starts", "clean completed / both starts",
