@@ -15,9 +15,9 @@ std::string answer_shape(const Exercise& exercise) {
     case Kind::kChoice:
       return "one of the options' keys";
     case Kind::kRank:
-      return "a rank (r0, r1, ...)";
+      return "a rank id, e.g. \"r2\"";
     case Kind::kOrdering:
-      return "an ordering";
+      return "scenario names, in order";
     case Kind::kProperty:
       return "nothing: checked on your recording";
   }

@@ -75,6 +75,9 @@ PlayerCast player_cast(const Cast& cast) {
   }
   std::string rest = sanitizer.finish();
   if (!rest.empty()) output.emplace_back(cast.duration_s(), std::move(rest));
+  // The player refuses a recording without events ("recording is missing
+  // events"); a run killed at once leaves just the header.
+  if (output.empty() && out.labels.empty()) output.emplace_back(0.0, "");
   out.removed = sanitizer.removed();
   out.duration_s = cast.duration_s();
 

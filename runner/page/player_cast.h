@@ -19,7 +19,8 @@
 //    lands on one place. Labels are plain text (runner::plain_text).
 //  - the header keeps width, height, timestamp and a plain-text title; "i"
 //    (input), "r" (resize) and unknown events are left out, as replay skips
-//    them.
+//    them; a cast left with no event at all gets one empty output event
+//    (the player refuses a recording without events).
 // The page embeds `asciicast` as JSON (html_text.h), so its content, sanitized
 // or not, is data to the browser, never markup.
 // Pure function, thread-safe.

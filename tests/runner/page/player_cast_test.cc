@@ -89,5 +89,12 @@ TEST(PlayerCast, AHugeLineStaysOneEvent) {
   EXPECT_EQ(back.events[0].data.size(), big.size());
 }
 
+TEST(PlayerCast, AHeaderAloneStillGivesThePlayerAnEvent) {
+  const Cast back = reread(player_cast(cast_of("")));
+  ASSERT_EQ(back.events.size(), 1u);
+  EXPECT_EQ(back.events[0].code, "o");
+  EXPECT_EQ(back.events[0].data, "");
+}
+
 }  // namespace
 }  // namespace fabriclab::runner::page
