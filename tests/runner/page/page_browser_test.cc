@@ -43,12 +43,6 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 // The terminal's text as the player drew it: the <pre class="ap-term-text">
 // with its tags taken out (entities stay: "&lt;" is a "<" on the screen).
 std::string terminal_text(const std::string& dom) {
@@ -57,13 +51,6 @@ std::string terminal_text(const std::string& dom) {
   std::smatch m;
   if (!std::regex_search(dom, m, pre)) return "";
   return std::regex_replace(m[1].str(), tag, "");
-}
-
-std::string results_body(const std::string& dom) {
-  const std::size_t table = dom.find("<table id=\"fl-results\">");
-  if (table == std::string::npos) return "";
-  const std::size_t body = dom.find("<tbody>", table);
-  return dom.substr(body, dom.find("</tbody>", body) - body);
 }
 
 class PageBrowserTest : public ::testing::Test {
@@ -229,8 +216,8 @@ TEST_F(PageBrowserTest, ACastWithoutEventsStillMounts) {
   const std::string header = read_file(run + "/session.cast");
   std::ofstream(run + "/session.cast") << header.substr(0, header.find('\n') + 1);
   const std::string page = write_page(run, "header-only", nullptr);
-  const std::string dom = chromium("file://" + page, "--virtual-time-budget=5000 --dump-dom",
-                                   "header-only");
+  const std::string dom =
+      chromium("file://" + page, "--virtual-time-budget=5000 --dump-dom", "header-only");
   EXPECT_NE(dom.find("data-player=\"mounted\""), std::string::npos) << dom.substr(0, 2000);
   EXPECT_NE(dom.find("class=\"ap-term-text"), std::string::npos) << "no terminal drawn";
 }

@@ -17,19 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-// The <tbody> of the results table.
-std::string results_body(const std::string& page) {
-  const std::size_t table = page.find("<table id=\"fl-results\">");
-  const std::size_t body = page.find("<tbody>", table);
-  return page.substr(body, page.find("</tbody>", body) - body);
-}
-
 // <section id="ID"> ... </section>
 std::string section(const std::string& page, const std::string& id) {
   const std::size_t start = page.find("<section id=\"" + id + "\">");

@@ -57,6 +57,19 @@ double make_hostile(const std::string& dir) {
   return last;
 }
 
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string results_body(const std::string& html) {
+  const std::size_t table = html.find("<table id=\"fl-results\">");
+  if (table == std::string::npos) return "";
+  const std::size_t body = html.find("<tbody>", table);
+  return html.substr(body, html.find("</tbody>", body) - body);
+}
+
 RunResult run_page(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {FABRICLAB_BINARY, "page"};
   argv.insert(argv.end(), args.begin(), args.end());

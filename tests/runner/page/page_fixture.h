@@ -30,6 +30,13 @@ std::string copy_recording(const std::string& name, const std::string& parent);
 // attacks" at +0.4, a marker labelled with the payload at +0.5.
 double make_hostile(const std::string& dir);
 
+// How often `what` occurs in `text`.
+std::size_t count(const std::string& text, const std::string& what);
+
+// The <tbody> of the page's results table (<table id="fl-results">), in the
+// page as written or in the DOM a browser made of it; "" without one.
+std::string results_body(const std::string& html);
+
 // `fabriclab page ARGS...`, stdout and stderr together.
 RunResult run_page(const std::vector<std::string>& args);
 
