@@ -209,6 +209,31 @@ TEST_F(PageBrowserTest, HostileRecordingStaysInert) {
   screenshot(page, at, "hostile");
 }
 
+// A scenario's name in the results table moves the player to where that
+// scenario started: a click, made by a script the test adds to a copy of the
+// page (with the page's own CSP nonce, or the browser would refuse it).
+TEST_F(PageBrowserTest, AScenarioButtonJumpsToItsStart) {
+  std::string output;
+  const std::string page =
+      write_page(FABRICLAB_SOURCE_DIR "/recordings/02-dropped-packet", "02-click", &output);
+  std::string html = read_file(page);
+  std::smatch nonce;
+  ASSERT_TRUE(std::regex_search(html, nonce, std::regex("'nonce-([0-9a-f]+)'")));
+  const std::string click =
+      "<script nonce=\"" + nonce[1].str() +
+      "\">setTimeout(function () { document.querySelector("
+      "'tr[data-scenario=\"both\"] button.fl-seek').click(); }, 500);</script>\n";
+  html.insert(html.rfind("</body>"), click);
+  const std::string clicked = dir_ + "/clicked.html";
+  std::ofstream(clicked) << html;
+
+  const std::string terminal = terminal_text(dump_dom(clicked, "", "02-click"));
+  EXPECT_NE(terminal.find("-- scenario both: +50 ms, +1% loss"), std::string::npos) << terminal;
+  EXPECT_EQ(terminal.find("-- scenario long-steps"), std::string::npos)
+      << "played past the scenario it jumped to:\n"
+      << terminal;
+}
+
 // A run killed before its first line leaves a session.cast of a header
 // alone: the page still mounts its player (on an empty terminal).
 TEST_F(PageBrowserTest, ACastWithoutEventsStillMounts) {
