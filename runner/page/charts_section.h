@@ -5,8 +5,9 @@
 //
 // Inlining SVG puts gnuplot's markup into the page, so each file is checked
 // before it goes in (inline_svg): the XML prolog and doctype are cut, the
-// <svg> element must be all there is, and a file with anything that could
-// run or load something (script, foreignObject, iframe/object/embed, on*=
+// <svg> element must be all there is, and a file whose markup (its tags;
+// text between tags is only shown) has anything that could run or load
+// something (script, foreignObject, iframe/object/embed/image, on*=
 // attributes, javascript: or links other than "#id") is left out with a
 // problem instead. gnuplot's svg terminal writes none of these and escapes
 // text (a condition "<b>" is drawn as "&lt;b>"); the page's Content-Security-

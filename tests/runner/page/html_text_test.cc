@@ -63,6 +63,13 @@ TEST(InlineSvg, CutsTheProlog_PrefixesIds_KeepsEscapedText) {
   EXPECT_NE(svg->find("&lt;/script>"), std::string::npos);
 }
 
+TEST(InlineSvg, TextBetweenTagsIsOnlyText) {
+  std::string why;
+  const std::string svg =
+      "<svg><text>&lt;img src=x onerror=alert(1)> javascript:x href='y'</text></svg>";
+  EXPECT_TRUE(inline_svg(svg, "c-", why)) << why;
+}
+
 TEST(InlineSvg, RefusesAnythingThatCouldRunOrLoad) {
   const std::string open = "<svg xmlns=\"http://www.w3.org/2000/svg\">";
   for (const std::string& inside :

@@ -103,6 +103,9 @@ TEST_F(PageCommandTest, HostileTextIsEscapedEverywhere) {
   EXPECT_EQ(page.find("0wn3d-title"), std::string::npos) << "the title change was removed";
   EXPECT_NE(page.find("after the attacks"), std::string::npos);
   EXPECT_NE(page.find(std::string(1024 * 1024, 'Z')), std::string::npos) << "the huge line";
+  // The charts draw the hostile condition as words in their legends.
+  EXPECT_EQ(count(section(page, "charts"), "<svg"), 2u) << r.output;
+  EXPECT_NE(section(page, "charts").find("&lt;img src=x onerror="), std::string::npos);
 }
 
 TEST_F(PageCommandTest, DamagedInputIsAnErrorWithExit2AndNoPage) {
