@@ -29,6 +29,28 @@ const std::regex& active_content() {
   return pattern;
 }
 
+// The tags of `svg` alone, text between them left out. A quoted attribute
+// value is part of its tag even when it holds '>' (so nothing can hide an
+// attribute from the check by ending the tag early in the eyes of a regex).
+std::string tags_of(const std::string& svg) {
+  std::string tags;
+  bool in_tag = false;
+  char quote = 0;
+  for (const char c : svg) {
+    if (!in_tag) {
+      in_tag = c == '<';
+    } else if (quote) {
+      quote = c == quote ? 0 : quote;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '>') {
+      in_tag = false;
+    }
+    if (in_tag || c == '>') tags += c;
+  }
+  return tags;
+}
+
 std::string prefix_ids(const std::string& svg, const std::string& prefix) {
   static const std::regex id(R"(\bid=(['"]))");
   static const std::regex reference(R"((href=['"]#|url\(#))");
@@ -63,8 +85,7 @@ std::optional<std::string> inline_svg(const std::string& svg, const std::string&
   const std::string element = svg.substr(start, end + 6 - start);
   // Only the markup is checked, not the text between tags: a legend may say
   // "onerror=" (escaped by gnuplot, it is just words on the chart).
-  static const std::regex text_between_tags(">[^<]*<");
-  const std::string markup = std::regex_replace(element, text_between_tags, "><");
+  const std::string markup = tags_of(element);
   std::smatch found;
   if (std::regex_search(markup, found, active_content())) {
     why = "active content (" + found.str(0) + ")";

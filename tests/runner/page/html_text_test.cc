@@ -78,7 +78,8 @@ TEST(InlineSvg, RefusesAnythingThatCouldRunOrLoad) {
         std::string("<foreignObject><div/></foreignObject>"),
         std::string("<a href=\"javascript:alert(1)\">x</a>"),
         std::string("<use xlink:href='https://example.invalid/x.svg#a'/>"),
-        std::string("<image href='data:image/png;base64,AAAA'/>"), std::string("<iframe/>")}) {
+        std::string("<image href='data:image/png;base64,AAAA'/>"), std::string("<iframe/>"),
+        std::string("<g title=\"a>b\" onload=\"alert(1)\"/>")}) {
     std::string why;
     EXPECT_FALSE(inline_svg(open + inside + "</svg>", "c-", why)) << inside;
     EXPECT_FALSE(why.empty());
