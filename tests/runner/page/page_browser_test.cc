@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -30,7 +31,13 @@ namespace fs = std::filesystem;
 
 const fs::path kArtifacts = FABRICLAB_PAGE_ARTIFACTS;
 
+// Debian's chromium, or the browser $FABRICLAB_CHROMIUM names (a path that
+// is not there makes the test skip, as on a machine without Chromium).
 std::optional<std::string> find_chromium() {
+  if (const char* named = std::getenv("FABRICLAB_CHROMIUM")) {
+    if (::access(named, X_OK) == 0) return std::string(named);
+    return std::nullopt;
+  }
   for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
     if (::access(path, X_OK) == 0) return std::string(path);
   }
@@ -58,8 +65,9 @@ class PageBrowserTest : public ::testing::Test {
   void SetUp() override {
     const auto chromium = find_chromium();
     if (!chromium) {
-      GTEST_SKIP() << "Chromium is not installed (/usr/bin/chromium): apt-get install chromium, "
-                      "or run scripts/setup.sh; the page's browser test cannot run without it";
+      GTEST_SKIP() << "Chromium is not installed (/usr/bin/chromium, or $FABRICLAB_CHROMIUM): "
+                      "apt-get install chromium, or run scripts/setup.sh; the page's browser "
+                      "test cannot run without it";
     }
     chromium_ = *chromium;
     // A network namespace of its own: as root `unshare -n`; else with a user
