@@ -2,23 +2,16 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include <algorithm>
 #include <ctime>
-#include <vector>
 
 #include "runner/page/html_text.h"
+#include "runner/page/json_text.h"
+#include "runner/page/network_table.h"
 
 namespace fabriclab::runner::page {
 namespace {
 
 using nlohmann::json;
-
-const json& field(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  const auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
 
 // "2026-11-22 05:30:00 UTC" from unix seconds; "" when not a number.
 std::string utc_time(const json& seconds) {
@@ -29,16 +22,6 @@ std::string utc_time(const json& seconds) {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
   return text;
-}
-
-// "k=v k=v" of an object's members, in its order.
-std::string pairs(const json& object) {
-  std::string out;
-  if (!object.is_object()) return plain(object);
-  for (const auto& [key, value] : object.items()) {
-    out += (out.empty() ? "" : " ") + key + "=" + plain(value);
-  }
-  return out;
 }
 
 std::string row(const std::string& name, const std::string& value) {
@@ -131,71 +114,7 @@ std::string impairments_table(const json& m) {
          rows + "</tbody>\n</table></div>\n";
 }
 
-// The lab network as read back from inside the rank namespaces. Namespaces
-// whose settings are the same share a row (as the run's own start-up lines
-// do), so four ranks with one configuration read as one.
-std::string network_table(const json& m) {
-  const json& network = field(m, "network");
-  const json& places = field(network, "namespaces");
-  if (!places.is_array() || places.empty()) return "";
-  struct Row {
-    std::string ranks, where, settings;  // settings: the cells after them, HTML
-  };
-  std::vector<Row> rows;
-  for (const json& place : places) {
-    std::string ranks;
-    if (field(place, "ranks").is_array()) {
-      for (const json& r : field(place, "ranks")) ranks += (ranks.empty() ? "" : ", ") + plain(r);
-    }
-    std::string where = plain(field(place, "netns"));
-    if (where.empty()) where = plain(field(place, "host"));
-    std::string routes;
-    if (field(place, "routes").is_array()) {
-      for (const json& route : field(place, "routes")) {
-        const std::string metrics = pairs(field(route, "metrics"));
-        routes += (routes.empty() ? "" : "; ") + plain(field(route, "to")) +
-                  (metrics.empty() ? "" : " " + metrics);
-      }
-    }
-    std::string sysctls;
-    if (field(place, "sysctls").is_object()) {
-      for (const auto& [key, value] : field(place, "sysctls").items()) {
-        sysctls += "<li><code>" + html_escape(key) + " = " +
-                   html_escape(value.is_null() ? "(none)" : plain(value)) + "</code></li>";
-      }
-    }
-    const std::string settings = fmt::format(
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><ul>{}</ul></td>",
-        html_escape(plain(field(place, "device"))), html_escape(plain(field(place, "mtu"))),
-        html_escape(plain(field(place, "qdisc"))), html_escape(routes), sysctls);
-    auto same = std::find_if(rows.begin(), rows.end(),
-                             [&](const Row& row) { return row.settings == settings; });
-    if (same == rows.end()) {
-      rows.push_back({ranks, where, settings});
-    } else {
-      same->ranks += ", " + ranks;
-      same->where += ", " + where;
-    }
-  }
-  std::string body;
-  for (const Row& row : rows) {
-    body += fmt::format("<tr><td>{}</td><td>{}</td>{}</tr>\n", html_escape(row.ranks),
-                        html_escape(row.where), row.settings);
-  }
-  return "<h3>Network and TCP settings (read back from the rank namespaces)</h3>\n"
-         "<div class=\"fl-scroll\"><table id=\"fl-network\">\n<thead><tr><th>ranks</th>"
-         "<th>namespaces / host</th><th>device</th><th>MTU</th><th>qdisc</th><th>routes</th>"
-         "<th>sysctls</th></tr></thead>\n<tbody>\n" +
-         body + "</tbody>\n</table></div>\n";
-}
-
 }  // namespace
-
-std::string plain(const json& value) {
-  if (value.is_null()) return "";
-  if (value.is_string()) return value.get<std::string>();
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 std::string conditions_section(const json& manifest) {
   return "<section id=\"conditions\">\n<h2>Conditions</h2>\n" + run_table(manifest) +

@@ -4,12 +4,10 @@
 // ranks, fabric and workload with its parameters, the lab's [topology]
 // sysctl; each scenario's link settings (tc-netem words and other keys, the
 // links they went on, and where each was applied); and the lab network's
-// settings as read back from the rank namespaces (device, MTU, qdisc,
-// routes and TCP sysctls).
+// settings as read back from the rank namespaces (network_table.h).
 //
-// run.json is read leniently here: a field that is absent or of another type
-// is shown as it is (JSON text) or left out, never an error -- the reader
-// (runner/rundir/run_reader.h) has already checked what the page depends on.
+// run.json is read leniently here (json_text.h): a field that is absent or
+// of another type is shown as it is (JSON text) or left out, never an error.
 // Every value is escaped (html_text.h). Pure function, thread-safe.
 #pragma once
 
@@ -20,9 +18,5 @@ namespace fabriclab::runner::page {
 
 // <section id="conditions">...</section>
 std::string conditions_section(const nlohmann::json& manifest);
-
-// A JSON value as one line of plain text: a string as it is, "" for null or
-// absent, anything else as compact JSON.
-std::string plain(const nlohmann::json& value);
 
 }  // namespace fabriclab::runner::page

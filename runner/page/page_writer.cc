@@ -15,6 +15,7 @@
 #include "runner/page/conditions_section.h"
 #include "runner/page/exercises_section.h"
 #include "runner/page/html_text.h"
+#include "runner/page/json_text.h"
 #include "runner/page/page_assets.h"
 #include "runner/page/player_cast.h"
 #include "runner/page/results_section.h"
