@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages fabriclab needs to build, run and test.
+# Installs the Debian 12 packages fabriclab needs to build, run and test,
+# and the one npm package its pages inline (asciinema-player, pinned in
+# package.json / package-lock.json: `npm ci` into node_modules/).
 # Idempotent: packages already installed are skipped, and apt is not touched
-# at all when nothing is missing. Installs nothing from outside Debian.
+# at all when nothing is missing; npm only runs when node_modules/ does not
+# hold the locked version. Installs nothing from outside Debian and npm.
 set -euo pipefail
 
 packages=(
@@ -25,6 +28,9 @@ packages=(
   util-linux procps kmod
   # baseline for the benchmark: PyTorch DDP on the same libtorch
   python3-torch
+  # `fabriclab page`: the browser test loads a page in headless Chromium
+  # (tests/runner/page/page_browser_test.cc)
+  chromium
   # the VM tests (tests/vm/): QEMU boots Debian's stock kernel, which has
   # sch_netem, around a static busybox; kmod resolves its modules
   qemu-system-x86 busybox-static
@@ -49,6 +55,32 @@ else
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# npm itself: Debian's package, unless a node.js that brings its own npm is
+# already installed (a nodejs build with npm inside conflicts with it).
+if ! command -v npm >/dev/null 2>&1; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: npm is missing; run as root (or: sudo $0) to install it" >&2
+    exit 1
+  fi
+  echo "setup: installing npm"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends npm
+fi
+
+# asciinema-player for `fabriclab page` (runner/page/page_assets.h), exactly
+# the version package-lock.json pins; --ignore-scripts: nothing of the
+# package runs here, its bundle is only copied into pages.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+locked="$(cd "$root" && node -p 'require("./package-lock.json").packages["node_modules/asciinema-player"].version')"
+installed="$(cd "$root" && node -p 'try { require("./node_modules/asciinema-player/package.json").version } catch (e) { "" }')"
+if [ "$installed" = "$locked" ]; then
+  echo "setup: asciinema-player $locked present (node_modules/)"
+else
+  echo "setup: npm ci (asciinema-player $locked into node_modules/)"
+  (cd "$root" && npm ci --ignore-scripts --no-audit --no-fund)
 fi
 
 # The VM tests' kernel: Debian's linux-image-amd64, downloaded and unpacked

@@ -24,6 +24,7 @@ void add_doctor_command(CLI::App& app);
 void add_cleanup_command(CLI::App& app);
 void add_grade_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
+void add_page_command(CLI::App& app);
 void add_cost_command(CLI::App& app);
 void add_topo_command(CLI::App& app);
 void add_bench_gemm_command(CLI::App& app);       // `bench gemm`; creates `bench` if absent

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   fabriclab::cli::add_cleanup_command(app);
   fabriclab::cli::add_grade_command(app);
   fabriclab::cli::add_replay_command(app);
+  fabriclab::cli::add_page_command(app);
   fabriclab::cli::add_cost_command(app);
   fabriclab::cli::add_topo_command(app);
   fabriclab::cli::add_bench_gemm_command(app);

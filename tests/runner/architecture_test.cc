@@ -22,11 +22,12 @@ namespace fs = std::filesystem;
 // Keep in step with runner/README.md.
 const std::map<std::string, std::set<std::string>>& allowed() {
   static const std::map<std::string, std::set<std::string>> rules = {
-      {"cli", {"bench", "cleanup", "grading", "host", "lab", "ledger", "link", "process",
+      {"cli", {"bench", "cleanup", "grading", "host", "lab", "ledger", "link", "page", "process",
                "recording", "report", "rundir", "scenario", "topology", "workload"}},
       {"host", {"cleanup", "lab", "ledger", "process", "scenario", "topology"}},
       {"bench", {"lab", "ledger", "process", "scenario", "topology", "workload"}},
       {"grading", {"lab", "report", "rundir"}},
+      {"page", {"lab", "recording", "report", "rundir"}},
       {"report", {"process", "rundir"}},
       {"scenario", {"cleanup", "lab", "ledger", "link", "process", "recording", "report", "rundir",
                     "topology", "workload"}},
