@@ -17,10 +17,16 @@ namespace {
 
 constexpr std::string_view kEraseLine = "\r\x1b[K";
 
+// The fd behind `terminal`, or -1 for a stream that is not stdout/stderr.
+int terminal_fd(const std::ostream& terminal) {
+  if (&terminal == &std::cout) return STDOUT_FILENO;
+  if (&terminal == &std::cerr || &terminal == &std::clog) return STDERR_FILENO;
+  return -1;
+}
+
 bool detect_tty(const std::ostream& terminal) {
-  if (&terminal == &std::cout) return isatty(STDOUT_FILENO) == 1;
-  if (&terminal == &std::cerr || &terminal == &std::clog) return isatty(STDERR_FILENO) == 1;
-  return false;
+  const int fd = terminal_fd(terminal);
+  return fd >= 0 && isatty(fd) == 1;
 }
 
 // What a pty would have delivered: "\n" -> "\r\n" unless already preceded by "\r".
@@ -52,9 +58,19 @@ TerminalSize terminal_size_or(int fd, TerminalSize fallback) {
   return fallback;
 }
 
+std::string_view fit_width(std::string_view text, int columns) {
+  int seen = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool starts_character = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+    if (starts_character && seen++ == columns) return text.substr(0, i);
+  }
+  return text;
+}
+
 Console::Console(std::ostream& terminal, Terminal kind)
     : terminal_(terminal),
-      tty_(kind == Terminal::kTty || (kind == Terminal::kDetect && detect_tty(terminal))) {}
+      tty_(kind == Terminal::kTty || (kind == Terminal::kDetect && detect_tty(terminal))),
+      tty_fd_(tty_ ? terminal_fd(terminal) : -1) {}
 
 Console::~Console() { close_cast(); }
 
@@ -65,6 +81,7 @@ void Console::attach_cast(const std::string& path, int width, int height,
     std::fclose(cast_);
     cast_ = nullptr;
   }
+  cast_width_ = width;
   std::FILE* file = std::fopen(path.c_str(), "w");
   if (file == nullptr) {
     throw std::runtime_error("cannot create the recording " + path + ": " + std::strerror(errno));
@@ -104,7 +121,9 @@ void Console::status_line(std::string_view text) {
   std::lock_guard<std::mutex> lock(mutex_);
   const Clock::time_point now = Clock::now();
   if (tty_) {
-    terminal_ << '\r' << text << "\x1b[K";
+    // Read each time: the window may have been resized since the last line.
+    const int columns = tty_fd_ >= 0 ? terminal_size_or(tty_fd_, {1000, 0}).width : 1000;
+    terminal_ << '\r' << fit_width(text, columns - 1) << "\x1b[K";
     terminal_.flush();
     status_live_ = true;
   } else if (!plain_status_printed_ || now - last_plain_status_ >= kPlainStatusInterval) {
@@ -115,7 +134,7 @@ void Console::status_line(std::string_view text) {
   }
   if (cast_ != nullptr &&
       (!cast_status_recorded_ || now - last_cast_status_ >= kCastStatusInterval)) {
-    write_event_locked('o', "\r" + std::string(text) + "\x1b[K");
+    write_event_locked('o', "\r" + std::string(fit_width(text, cast_width_ - 1)) + "\x1b[K");
     cast_status_live_ = true;
     cast_status_recorded_ = true;
     last_cast_status_ = now;

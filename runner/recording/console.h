@@ -47,6 +47,11 @@ struct TerminalSize {
 // not a terminal. Use it for attach_cast()'s width and height.
 TerminalSize terminal_size_or(int fd, TerminalSize fallback = {});
 
+// `text` cut to its first `columns` characters (UTF-8 code points, never
+// inside one), so that a status line never wraps: a wrapped line is not
+// erased by "\r", and every redraw would leave one more on the screen.
+std::string_view fit_width(std::string_view text, int columns);
+
 class Console {
  public:
   enum class Terminal {
@@ -72,7 +77,8 @@ class Console {
   // Writes `text` as is (include your own "\n") to the terminal and the cast.
   void print(std::string_view text);
 
-  // Replaces the live status line with `text` (one line, no "\n").
+  // Replaces the live status line with `text` (one line, no "\n"), cut to
+  // one column less than the terminal's (and the cast's) width.
   void status_line(std::string_view text);
   // Erases the live status line, if any (tty and cast; nothing on a plain terminal).
   void clear_status();
@@ -102,6 +108,8 @@ class Console {
   mutable std::mutex mutex_;
   std::ostream& terminal_;
   bool tty_;
+  int tty_fd_ = -1;      // where the terminal's width is read; -1: none
+  int cast_width_ = 0;   // columns of the cast; 0: no cast
   bool status_live_ = false;  // a status line is showing (tty) / recorded (cast)
   bool cast_status_live_ = false;
   Clock::time_point last_plain_status_{};

@@ -101,6 +101,8 @@ class RunCommandTest : public ::testing::Test {
     return argv;
   }
 
+  void kill_while_training_then_clean_up(size_t namespaces, const std::string& named);
+
   TempDir dir_;
   std::string output_, labs_;
 };
@@ -267,8 +269,11 @@ TEST_F(RunCommandTest, AKilledRankFailsItsScenarioAndTheRunGoesOn) {
   expect_nothing_left(before, run_id);
 }
 
-TEST_F(RunCommandTest, AfterSigkillCleanupRemovesTheRun) {
-  write_lab(labs_, kLongTrainer, scenario("latency", "delay 5ms", 120, 30));
+// Kills the runner of the lab in labs_ with SIGKILL once its ranks train;
+// its namespaces (`namespaces` of them, mounted under /run/netns) outlive
+// it, and `fabriclab cleanup` removes exactly them, with every process of
+// the run. `named` must appear in cleanup's report.
+void RunCommandTest::kill_while_training_then_clean_up(size_t namespaces, const std::string& named) {
   HostState before;
   ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
   const std::string run_id = wait_for_run_id(before, 30s);
@@ -276,13 +281,17 @@ TEST_F(RunCommandTest, AfterSigkillCleanupRemovesTheRun) {
   ASSERT_TRUE(wait_for_training(output_, 60s)) << runner.output();
   runner.signal(SIGKILL);
   runner.wait(10s);
-  // Its namespaces outlive it (they are mounted under /run/netns)...
-  EXPECT_EQ(testing::run_netns_entries("fl-" + run_id).size(), 2u);
+  EXPECT_EQ(testing::run_netns_entries("fl-" + run_id).size(), namespaces);
   auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
   EXPECT_NE(cleanup.output.find(run_id), std::string::npos) << cleanup.output;
-  // ... and cleanup removes exactly them, with every process of the run.
+  EXPECT_NE(cleanup.output.find(named), std::string::npos) << cleanup.output;
   expect_nothing_left(before, run_id);
+}
+
+TEST_F(RunCommandTest, AfterSigkillCleanupRemovesTheRun) {
+  write_lab(labs_, kLongTrainer, scenario("latency", "delay 5ms", 120, 30));
+  kill_while_training_then_clean_up(2, "-r1");
 }
 
 // The same on a leaf-spine fabric with its own shaped host links (tbf) and
@@ -295,18 +304,7 @@ TEST_F(RunCommandTest, AfterSigkillCleanupRemovesALeafSpineRun) {
             "kind = \"leaf_spine\"\nhost_links = \"rate 500mbit\"\n"
             "uplinks = \"delay 1ms rate 200mbit\"\n" +
                 scenario("apart", "", 120, 30) + "placement = [\"r0\", \"r1\"]\n");
-  HostState before;
-  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
-  const std::string run_id = wait_for_run_id(before, 30s);
-  ASSERT_FALSE(run_id.empty()) << runner.output();
-  ASSERT_TRUE(wait_for_training(output_, 60s)) << runner.output();
-  runner.signal(SIGKILL);
-  runner.wait(10s);
-  EXPECT_EQ(testing::run_netns_entries("fl-" + run_id).size(), 6u);
-  auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
-  EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
-  EXPECT_NE(cleanup.output.find("spine1"), std::string::npos) << cleanup.output;
-  expect_nothing_left(before, run_id);
+  kill_while_training_then_clean_up(6, "spine1");
 }
 
 // As an ordinary user (uid 65534): the runner enters a user namespace and does

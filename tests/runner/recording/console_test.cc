@@ -143,6 +143,26 @@ TEST_F(ConsoleTest, StatusLineRewritesItselfOnATtyAndIsErasedByPrint) {
   EXPECT_EQ(cast.events[2].data, "done\r\n");
 }
 
+// A status line wider than the cast would wrap in a player, and "\r" would
+// then redraw only its last row: every update would leave a row behind.
+TEST_F(ConsoleTest, AStatusLineIsCutToOneColumnLessThanTheCast) {
+  std::ostringstream terminal;
+  Console console(terminal, Console::Terminal::kPlain);
+  console.attach_cast(cast_path(), 20, 24, "t");
+  console.status_line("step 1/80  loss 2.302  link 31.0 MB  hot uplink tor0-spine1");
+  console.close_cast();
+  const Cast cast = read_cast(cast_path());
+  ASSERT_EQ(cast.events.size(), 1u);
+  EXPECT_EQ(cast.events[0].data, "\rstep 1/80  loss 2.3\x1b[K") << "19 columns of 20";
+}
+
+TEST(FitWidth, CountsCharactersNotBytes) {
+  EXPECT_EQ(fit_width("abc", 5), "abc");
+  EXPECT_EQ(fit_width("abcdef", 3), "abc");
+  EXPECT_EQ(fit_width("500 \u00b5s delay", 5), "500 \u00b5") << "µ is two bytes, one column";
+  EXPECT_EQ(fit_width("", 0), "");
+}
+
 TEST_F(ConsoleTest, StatusLinesOnAPlainTerminalAreThrottledLines) {
   std::ostringstream terminal;
   Console console(terminal, Console::Terminal::kPlain);
