@@ -21,7 +21,7 @@ std::string format_uplink_table(const std::vector<ScenarioSummary>& summaries) {
 
   const auto row = [](const std::vector<std::string>& cells) {
     std::string line = fmt::format("{:<12} {:<10}", cells[0], cells[1]);
-    for (size_t i = 2; i < cells.size(); ++i) line += fmt::format(" {:>11}", cells[i]);
+    for (size_t i = 2; i < cells.size(); ++i) line += fmt::format(" {:>12}", cells[i]);
     return line + "\n";
   };
   std::vector<std::string> head = {"scenario", "status", "p50 ms", "p99 ms", "link MB"};
