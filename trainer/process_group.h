@@ -28,6 +28,9 @@ struct Rendezvous {
   std::string bind_addr;  // address Gloo binds to; "" = derive (see make_process_group)
   std::string iface;      // or an interface name; wins over bind_addr
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  // Who set the rendezvous (common/launcher_env.h): torchrun, kubeflow,
+  // slurm, env or none; recorded in the metrics' start event.
+  std::string launcher = "none";
 };
 
 // Validates the rendezvous (InputError on bad values) and builds the group.

@@ -186,7 +186,9 @@ void run_training(const TrainOptions& o) {
                                  {"steps", total_steps},
                                  {"dataset", data.description},
                                  {"threads", o.threads},
-                                 {"gemm", gemm_name(o.gemm)}};
+                                 {"gemm", gemm_name(o.gemm)},
+                                 {"launcher", rv.launcher},
+                                 {"local_rank", rv.local_rank}};
   if (!wire.device().empty()) start_fields["net_device"] = wire.device();
   metrics.write("start", start_fields);
 

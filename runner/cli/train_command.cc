@@ -1,13 +1,37 @@
 // `fabriclab train`: one rank of data-parallel training. The runner launches
 // one per namespace with torchrun's environment; a student can run it alone.
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 
 #include "common/input_error.h"
+#include "common/launcher_env.h"
 #include "runner/cli/commands.h"
 #include "trainer/trainer.h"
 
 namespace fabriclab::cli {
+namespace {
+
+// Slurm (and any launcher common/launcher_env.h knows) fills what neither a
+// flag nor torchrun's variables gave; the launcher's name goes in the
+// metrics' start event.
+void apply_launcher_env(const CLI::App& cmd, trainer::Rendezvous& rv) {
+  LauncherEnv env;
+  try {
+    env = read_launcher_env([](const char* name) { return std::getenv(name); });
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  rv.launcher = env.launcher;
+  const auto unset = [&](const char* flag) { return cmd.get_option(flag)->count() == 0; };
+  if (env.rank && unset("--rank")) rv.rank = *env.rank;
+  if (env.world_size && unset("--world-size")) rv.world_size = *env.world_size;
+  if (env.local_rank && unset("--local-rank")) rv.local_rank = *env.local_rank;
+  if (env.master_addr && unset("--master-addr")) rv.master_addr = *env.master_addr;
+  if (env.master_port && unset("--master-port")) rv.master_port = *env.master_port;
+}
+
+}  // namespace
 
 void add_train_command(CLI::App& app) {
   auto options = std::make_shared<trainer::TrainOptions>();
@@ -17,8 +41,10 @@ void add_train_command(CLI::App& app) {
 
   CLI::App* cmd = app.add_subcommand("train", "Run one rank of data-parallel training");
   cmd->footer(
-      "Rendezvous comes from torchrun's environment (MASTER_ADDR, MASTER_PORT, RANK,\n"
-      "WORLD_SIZE, LOCAL_RANK) or the flags. WORLD_SIZE=1 needs no network.\n"
+      "Rendezvous comes from the flags, else the launcher's environment: torchrun's or a\n"
+      "PyTorchJob's (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK), or srun's\n"
+      "(SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID; MASTER_ADDR or the first host of\n"
+      "SLURM_JOB_NODELIST). WORLD_SIZE=1 needs no network.\n"
       "Metrics format: doc/metrics.md.\n"
       "Example: fabriclab train --model mlp --width 128 --epochs 1 --metrics m.jsonl");
 
@@ -82,7 +108,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--iface", rv.iface, "Interface Gloo binds to (instead of --bind-addr)")
       ->envname("FABRICLAB_IFACE");
 
-  cmd->callback([options, model, gemm, timeout_s] {
+  cmd->callback([cmd, options, model, gemm, timeout_s] {
+    apply_launcher_env(*cmd, options->rendezvous);
     options->model = trainer::parse_model_kind(*model);
     options->gemm = trainer::parse_gemm(*gemm);
     options->rendezvous.timeout =

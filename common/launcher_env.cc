@@ -1,0 +1,63 @@
+#include "common/launcher_env.h"
+
+#include <stdexcept>
+
+#include "common/slurm_nodelist.h"
+
+namespace fabriclab {
+namespace {
+
+std::optional<int> number(const GetEnv& getenv, const char* name) {
+  const char* value = getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  try {
+    size_t used = 0;
+    const int n = std::stoi(value, &used);
+    if (used == std::string(value).size() && n >= 0) return n;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(std::string(name) + "=" + value + ": expected a non-negative integer");
+}
+
+std::optional<std::string> text(const GetEnv& getenv, const char* name) {
+  const char* value = getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+}  // namespace
+
+LauncherEnv read_launcher_env(const GetEnv& getenv) {
+  LauncherEnv env;
+  env.master_addr = text(getenv, "MASTER_ADDR");
+  env.master_port = number(getenv, "MASTER_PORT");
+  if (text(getenv, "RANK")) {
+    env.launcher = text(getenv, "TORCHELASTIC_RUN_ID")       ? "torchrun"
+                   : text(getenv, "KUBERNETES_SERVICE_HOST") ? "kubeflow"
+                                                             : "env";
+    env.rank = number(getenv, "RANK");
+    env.world_size = number(getenv, "WORLD_SIZE");
+    env.local_rank = number(getenv, "LOCAL_RANK");
+    env.local_world_size = number(getenv, "LOCAL_WORLD_SIZE");
+    return env;
+  }
+  if (!text(getenv, "SLURM_PROCID")) return env;
+  env.launcher = "slurm";
+  env.rank = number(getenv, "SLURM_PROCID");
+  env.world_size = number(getenv, "SLURM_NTASKS");
+  env.local_rank = number(getenv, "SLURM_LOCALID");
+  if (!env.master_addr) {
+    auto nodes = text(getenv, "SLURM_JOB_NODELIST");
+    if (!nodes) nodes = text(getenv, "SLURM_NODELIST");
+    if (nodes) {
+      try {
+        env.master_addr = expand_slurm_nodelist(*nodes).front();
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("SLURM_JOB_NODELIST: ") + e.what());
+      }
+    }
+  }
+  return env;
+}
+
+}  // namespace fabriclab
