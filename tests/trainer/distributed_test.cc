@@ -17,7 +17,10 @@ using namespace std::chrono_literals;
 
 class RankGroup {
  public:
-  RankGroup(int world_size, std::vector<std::string> train_args, int launch_ranks = -1)
+  enum class Launcher { kTorchrun, kSrun };
+
+  RankGroup(int world_size, std::vector<std::string> train_args, int launch_ranks = -1,
+            Launcher launcher = Launcher::kTorchrun)
       : dir_(make_temp_dir("ranks")), port_(fabriclab::free_loopback_port()) {
     if (launch_ranks < 0) launch_ranks = world_size;
     for (int rank = 0; rank < launch_ranks; ++rank) {
@@ -25,14 +28,26 @@ class RankGroup {
                                        "--metrics", metrics(rank)};
       argv.insert(argv.end(), train_args.begin(), train_args.end());
       ranks_.push_back(std::make_unique<ChildProcess>(
-          argv,
-          std::map<std::string, std::string>{{"MASTER_ADDR", "127.0.0.1"},
-                                             {"MASTER_PORT", std::to_string(port_)},
-                                             {"WORLD_SIZE", std::to_string(world_size)},
-                                             {"RANK", std::to_string(rank)},
-                                             {"LOCAL_RANK", std::to_string(rank)}},
+          argv, launcher == Launcher::kSrun ? srun_env(world_size, rank) : torchrun_env(world_size, rank),
           dir_ + "/rank" + std::to_string(rank) + ".log"));
     }
+  }
+  std::map<std::string, std::string> torchrun_env(int world_size, int rank) const {
+    return {{"MASTER_ADDR", "127.0.0.1"},
+            {"MASTER_PORT", std::to_string(port_)},
+            {"WORLD_SIZE", std::to_string(world_size)},
+            {"RANK", std::to_string(rank)},
+            {"LOCAL_RANK", std::to_string(rank)}};
+  }
+  // What srun sets for a task (and MASTER_PORT, which a batch script
+  // exports): no RANK, no MASTER_ADDR -- the master is the first host of
+  // the job's compressed node list.
+  std::map<std::string, std::string> srun_env(int world_size, int rank) const {
+    return {{"SLURM_PROCID", std::to_string(rank)},
+            {"SLURM_NTASKS", std::to_string(world_size)},
+            {"SLURM_LOCALID", std::to_string(rank)},
+            {"SLURM_JOB_NODELIST", "localhost,node[02-04]"},
+            {"MASTER_PORT", std::to_string(port_)}};
   }
   std::string metrics(int rank) const { return dir_ + "/rank" + std::to_string(rank) + ".jsonl"; }
   ChildProcess& rank(int r) { return *ranks_[r]; }
@@ -73,6 +88,25 @@ void expect_trains_in_sync(int world_size, int steps) {
 }
 
 TEST(Distributed, TwoRanksTrainAndStayBitIdentical) { expect_trains_in_sync(2, 300); }
+
+// Four ranks started with srun's variables alone train together and say so.
+TEST(Distributed, FourRanksStartedAsSrunStartsThemTrainTogether) {
+  RankGroup group(4, {"--steps", "20", "--batch", "32", "--timeout", "60"}, -1,
+                  RankGroup::Launcher::kSrun);
+  std::string digest;
+  for (int r = 0; r < group.size(); ++r) {
+    const ExitStatus status = group.rank(r).wait(180s);
+    ASSERT_TRUE(status.exited) << "rank " << r << " hung:\n" << group.rank(r).output();
+    ASSERT_EQ(status.code, 0) << "rank " << r << ":\n" << group.rank(r).output();
+    const auto start = read_events(group.metrics(r), "start").at(0);
+    EXPECT_EQ(start["launcher"], "slurm");
+    EXPECT_EQ(start["world_size"], 4);
+    EXPECT_EQ(start["local_rank"], r);
+    const auto final_event = read_events(group.metrics(r), "final").at(0);
+    if (r == 0) digest = final_event["param_digest"];
+    EXPECT_EQ(final_event["param_digest"], digest) << "rank " << r << " diverged from rank 0";
+  }
+}
 
 TEST(Distributed, FourRanksTrainAndStayBitIdentical) { expect_trains_in_sync(4, 200); }
 
