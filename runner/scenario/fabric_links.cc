@@ -1,20 +1,9 @@
 #include "runner/scenario/fabric_links.h"
 
 #include "netem/spec_parse.h"
+#include "runner/topology/lab_network.h"
 
 namespace fabriclab::runner {
-namespace {
-
-netem::Target target_at(const Endpoint& end, netem::Direction direction) {
-  netem::Target target;
-  target.netns_fd = end.netns_fd;
-  target.netns = end.netns;
-  target.device = end.device;
-  target.direction = direction;
-  return target;
-}
-
-}  // namespace
 
 std::vector<std::unique_ptr<netem::Applied>> apply_on_links(const std::string& words,
                                                             const std::vector<Link>& links,
@@ -26,8 +15,8 @@ std::vector<std::unique_ptr<netem::Applied>> apply_on_links(const std::string& w
   const bool egress = direction == netem::Direction::kEgress;
   for (const Link& link : links) {
     // a -> b and b -> a: held as they leave, or as they arrive.
-    applied.push_back(backend.apply(target_at(egress ? link.a : link.b, direction), spec));
-    applied.push_back(backend.apply(target_at(egress ? link.b : link.a, direction), spec));
+    applied.push_back(backend.apply(target_on(egress ? link.a : link.b, {}, direction), spec));
+    applied.push_back(backend.apply(target_on(egress ? link.b : link.a, {}, direction), spec));
   }
   return applied;
 }

@@ -3,7 +3,6 @@
 #include "runner/topology/topology.h"
 
 namespace fabriclab::runner {
-namespace {
 
 netem::Target target_on(const Endpoint& device, std::vector<std::string> peers,
                         netem::Direction direction) {
@@ -15,8 +14,6 @@ netem::Target target_on(const Endpoint& device, std::vector<std::string> peers,
   target.direction = direction;
   return target;
 }
-
-}  // namespace
 
 int NamespaceNetwork::world_size() const { return topology_.size(); }
 

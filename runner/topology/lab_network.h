@@ -23,6 +23,12 @@
 namespace fabriclab::runner {
 
 class Topology;
+struct Endpoint;
+
+// The impairment target for one lab device: `device`'s namespace and name,
+// only traffic exchanged with `peers` (empty = all), held as `direction` says.
+netem::Target target_on(const Endpoint& device, std::vector<std::string> peers,
+                        netem::Direction direction);
 
 // One rank this runner launches.
 struct LocalRank {
