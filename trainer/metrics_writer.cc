@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
 
 #include "common/input_error.h"
 
@@ -13,7 +14,7 @@ double unix_time_s() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
-MetricsWriter::MetricsWriter(const std::string& path, int rank) : rank_(rank) {
+MetricsWriter::MetricsWriter(const std::string& path, int rank) : rank_(rank), path_(path) {
   if (path.empty()) return;
   if (path == "-") {
     file_ = stdout;
@@ -33,8 +34,10 @@ void MetricsWriter::write(const std::string& event, nlohmann::json fields) {
   nlohmann::json line = {{"v", kMetricsVersion}, {"event", event}, {"rank", rank_}, {"ts", unix_time_s()}};
   line.update(fields);
   const std::string text = line.dump() + "\n";
-  std::fwrite(text.data(), 1, text.size(), file_);
-  std::fflush(file_);
+  // A metric lost quietly is a wrong result later (a full disk, most
+  // often): stop the rank, saying where and why.
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
+    throw std::runtime_error("metrics " + path_ + ": cannot write: " + std::strerror(errno));
 }
 
 }  // namespace fabriclab::trainer

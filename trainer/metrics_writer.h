@@ -26,12 +26,15 @@ class MetricsWriter {
   MetricsWriter& operator=(const MetricsWriter&) = delete;
 
   // Adds "v", "event", "rank" and "ts" (Unix time, seconds) to `fields`.
+  // Throws std::runtime_error naming the file when the line cannot be
+  // written (a full disk).
   void write(const std::string& event, nlohmann::json fields);
 
  private:
   std::FILE* file_ = nullptr;
   bool owned_ = false;
   int rank_;
+  std::string path_;
 };
 
 // Seconds since the Unix epoch, with microseconds.

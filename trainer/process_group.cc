@@ -17,18 +17,21 @@ bool is_loopback(const std::string& addr) {
 
 void validate(const Rendezvous& rv) {
   if (rv.world_size < 1) {
-    throw InputError("WORLD_SIZE must be >= 1, got " + std::to_string(rv.world_size));
+    throw InputError("WORLD_SIZE must be >= 1, got " + std::to_string(rv.world_size) +
+                     " (from --world-size or the launcher's environment)");
   }
   if (rv.rank < 0 || rv.rank >= rv.world_size) {
     throw InputError("RANK must be in [0, WORLD_SIZE=" + std::to_string(rv.world_size) +
-                     "), got " + std::to_string(rv.rank));
+                     "), got " + std::to_string(rv.rank) +
+                     " (from --rank and --world-size or the launcher's environment)");
   }
   if (rv.world_size > 1 && rv.master_addr.empty()) {
     throw InputError("WORLD_SIZE=" + std::to_string(rv.world_size) +
                      " needs MASTER_ADDR (environment or --master-addr)");
   }
   if (rv.master_port < 1 || rv.master_port > 65535) {
-    throw InputError("MASTER_PORT must be in 1..65535, got " + std::to_string(rv.master_port));
+    throw InputError("MASTER_PORT must be in 1..65535, got " + std::to_string(rv.master_port) +
+                     " (from --master-port or the environment)");
   }
   if (rv.timeout.count() <= 0) throw InputError("--timeout must be positive");
 }

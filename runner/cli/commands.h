@@ -7,6 +7,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cmath>
+#include <string>
 
 namespace fabriclab::cli {
 
@@ -15,6 +17,21 @@ namespace fabriclab::cli {
 struct CommandExit {
   int code;
 };
+
+// A flag's number above 0 (or, with `zero_ok`, at least 0) and finite:
+// "--speed: expected a number above 0, got inf" (CLI11's own PositiveNumber
+// prints its range down to the last digit of DBL_MAX).
+inline CLI::Validator positive_number(bool zero_ok = false) {
+  return CLI::Validator(
+      [zero_ok](std::string& text) -> std::string {
+        double value = 0;
+        const bool number = CLI::detail::lexical_cast(text, value);
+        if (number && std::isfinite(value) && (value > 0 || (zero_ok && value == 0))) return "";
+        return std::string("expected a number ") + (zero_ok ? "of 0 or more" : "above 0") +
+               ", got " + text;
+      },
+      zero_ok ? "NUMBER >= 0" : "NUMBER > 0");
+}
 
 void add_train_command(CLI::App& app);
 void add_run_command(CLI::App& app);

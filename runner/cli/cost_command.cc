@@ -6,6 +6,7 @@
 // what-if: `--extra-ms 28 --steps-per-hour 8000 --gpus 512` is the
 // curriculum's RCA, `--stall-s 10 --gpus 1024` its 10 s stall.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -39,10 +40,10 @@ struct CostOptions {
 
 void validate(const CostOptions& o) {
   for (double gpus : o.settings.gpus) {
-    if (gpus <= 0)
+    if (!(gpus > 0) || !std::isfinite(gpus))
       throw InputError("--gpus: expected counts above 0, got " + fmt::format("{}", gpus));
   }
-  if (o.settings.usd_per_gpu_hour <= 0)
+  if (!(o.settings.usd_per_gpu_hour > 0) || !std::isfinite(o.settings.usd_per_gpu_hour))
     throw InputError("--usd-per-gpu-hour: expected a price above 0");
   const bool what_if = o.extra_ms || o.steps_per_hour || o.stall_s;
   if (what_if && !o.run.empty()) {
@@ -60,9 +61,10 @@ void validate(const CostOptions& o) {
         "--extra-ms and --steps-per-hour go together: idle s per GPU-hour = extra x "
         "steps per hour");
   }
-  if (o.steps_per_hour && *o.steps_per_hour <= 0)
+  if (o.steps_per_hour && !(*o.steps_per_hour > 0 && std::isfinite(*o.steps_per_hour)))
     throw InputError("--steps-per-hour: expected above 0");
-  if (o.stall_s && *o.stall_s < 0) throw InputError("--stall-s: expected 0 or more");
+  if (o.extra_ms && !std::isfinite(*o.extra_ms)) throw InputError("--extra-ms: expected a number of milliseconds");
+  if (o.stall_s && !(*o.stall_s >= 0 && std::isfinite(*o.stall_s))) throw InputError("--stall-s: expected 0 or more");
 }
 
 // RUN as given: a directory holding run.json, else a lab number's newest run.

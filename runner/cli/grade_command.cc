@@ -93,9 +93,10 @@ void add_grade_command(CLI::App& app) {
                       "Answers file, TOML (default: RECORDING/answers.toml)");
   command->add_flag("--json", o->json,
                     "Print one JSON object for autograders (labs/SCHEMA.md, \"Grading output\")");
-  command->add_flag("--init", o->init,
-                    "Write an answers template with the prompts as comments, then stop");
-  command->add_flag("--force", o->force, "With --init: replace an existing answers file");
+  auto* init = command->add_flag("--init", o->init,
+                                 "Write an answers template with the prompts as comments, then stop");
+  command->add_flag("--force", o->force, "With --init: replace an existing answers file")
+      ->needs(init);
   command->add_option(
       "--labs", o->labs_dir,
       "Folder holding the labs (default: $FABRICLAB_LABS, else the labs/ this build came with)");

@@ -4,6 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <functional>
+#include <utility>
 #include <exception>
 
 #include "common/input_error.h"
@@ -35,6 +38,23 @@ int main(int argc, char** argv) {
   fabriclab::cli::add_bench_queue_command(app);
   fabriclab::cli::add_bench_train_command(app);
   fabriclab::cli::add_bench_allreduce_command(app);
+
+  // CLI11 would only say "A subcommand is required" for a misspelt one.
+  const std::function<bool(const CLI::App*)> every = [](const CLI::App*) { return true; };
+  const std::vector<const CLI::App*> subcommands = std::as_const(app).get_subcommands(every);
+  for (int i = 1; i < argc && argv[i][0] != '\0'; ++i) {
+    if (argv[i][0] == '-') continue;  // the global flags take no value
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : subcommands) {
+      found = found || sub->check_name(argv[i]);
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (found) break;
+    std::fprintf(stderr, "unknown subcommand '%s' (expected one of: %s; see --help)\n", argv[i],
+                 known.c_str());
+    return fabriclab::kExitInputError;
+  }
 
   try {
     app.parse(argc, argv);

@@ -11,7 +11,9 @@
 // process, so `apply` stays in the foreground until Ctrl-C.
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <net/if.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <memory>
@@ -61,6 +63,19 @@ netem::Target target_of(const NetemArgs& a) {
   return t;
 }
 
+// A device that is not there is the user's mistake (exit 2), not the
+// kernel's. Inside a namespace only root can look (elsewhere the kernel's
+// own error follows).
+void require_device(const netem::Target& t) {
+  const bool found = t.netns.empty() ? ::if_nametoindex(t.device.c_str()) != 0
+                                     : nl::lookup_ifindex(t) != 0;
+  if (found || (!t.netns.empty() && ::geteuid() != 0)) return;
+  throw InputError("device '" + t.device + "': no such device" +
+                   (t.netns.empty() ? " (expected a name from `ip link`)"
+                                    : " in namespace " + t.netns + " (expected a name from `ip -n " +
+                                          t.netns + " link`)"));
+}
+
 // All positional words, split again so a quoted spec works too.
 std::vector<std::string> spec_words(const std::vector<std::string>& args) {
   std::vector<std::string> out;
@@ -75,7 +90,11 @@ nl::NetlinkOptions netlink_options(const NetemArgs& a) {
            : a.replace ? nl::ApplyMode::kReplace
                        : nl::ApplyMode::kAdd;
   if (!a.parent.empty()) {
-    nl::parse_handle(a.parent);  // InputError if malformed
+    try {
+      nl::parse_handle(a.parent);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--parent: ") + e.what());
+    }
     o.parent = a.parent;
   }
   return o;
@@ -124,6 +143,8 @@ void apply(const NetemArgs& a) {
     dry_run(a, target, spec);
     return;
   }
+  require_device(target);
+  netlink_options(a);  // a bad --parent before anything is applied
 
   std::string why;
   std::unique_ptr<netem::Backend> backend;
@@ -162,6 +183,7 @@ std::string percent_or_empty(const netem::Spec& s) { return netem::print_spec(s)
 
 void show(const NetemArgs& a) {
   netem::Target target = target_of(a);
+  require_device(target);
   std::vector<nl::QdiscInfo> qdiscs = nl::show_qdiscs(target);
   auto owned = [](const nl::QdiscInfo& q) {
     return (q.handle & 0xffff0000u) == nl::kRootHandle ||
@@ -214,7 +236,11 @@ void show(const NetemArgs& a) {
   }
 }
 
-void clear(const NetemArgs& a) { std::cout << nl::clear_impairment(target_of(a), a.force) << "\n"; }
+void clear(const NetemArgs& a) {
+  const netem::Target target = target_of(a);
+  require_device(target);
+  std::cout << nl::clear_impairment(target, a.force) << "\n";
+}
 
 void common_options(CLI::App* c, NetemArgs& a) {
   c->add_option("device", a.device, "Network device, e.g. veth0")->required();

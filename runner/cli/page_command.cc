@@ -30,6 +30,9 @@ void write_page_file(const PageArgs& args) {
     throw InputError(args.dir +
                      ": not a directory (expected a run directory, e.g. recordings/02-...)");
   }
+  if (!args.labs_dir.empty() && !fs::is_directory(args.labs_dir, error)) {
+    throw InputError("--labs " + args.labs_dir + ": not a directory (expected a folder of labs)");
+  }
   const fs::path out = args.out.empty() ? fs::path(args.dir) / "page.html" : fs::path(args.out);
   // Written beside OUT and renamed over it, so a failure never leaves half a page.
   const fs::path partial = out.string() + ".partial";

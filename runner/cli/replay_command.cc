@@ -148,12 +148,12 @@ void add_replay_command(CLI::App& app) {
   command->add_option("path", args->path, "Run directory (e.g. recordings/02-...) or .cast file")
       ->required();
   command->add_option("--speed", args->speed, "Playback speed factor (2 = twice as fast)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   command
       ->add_option("--idle-limit", args->idle_limit_s,
                    "Cap every pause in the recording at this many seconds (before --speed)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   command->add_flag("--summary", args->summary,
                     "Re-render the results table and charts from run.json and metrics.jsonl "

@@ -3,6 +3,11 @@
 // lab spread over several machines (host mode, runner/host/host_run.h).
 #include <spdlog/fmt/fmt.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -16,6 +21,26 @@
 #include "runner/topology/user_namespace.h"
 
 namespace fabriclab::cli {
+
+namespace {
+
+// `path` is, or can be made, a folder this process may write in: its
+// nearest existing ancestor is a writable directory.
+void require_writable_folder(const std::string& flag, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path existing = fs::absolute(path, error);
+  while (!existing.empty() && !fs::exists(existing, error) && existing != existing.parent_path())
+    existing = existing.parent_path();
+  if (!fs::is_directory(existing, error))
+    throw InputError(flag + " " + path + ": " + existing.string() +
+                     " is not a directory (expected a folder for the run directories)");
+  if (::access(existing.c_str(), W_OK) != 0)
+    throw InputError(flag + " " + path + ": cannot write in " + existing.string() + " (" +
+                     std::strerror(errno) + ")");
+}
+
+}  // namespace
 
 void add_run_command(CLI::App& app) {
   struct Flags {
@@ -56,12 +81,12 @@ void add_run_command(CLI::App& app) {
   iface->needs(hosts);
   cmd->add_option("--host-index", flags->host_index,
                   "Host mode: this host's place in --hosts [default: found from its addresses]")
-      ->check(CLI::NonNegativeNumber)
+      ->check(positive_number(true))
       ->needs(hosts)
       ->group("Host mode");
   cmd->add_option("--ranks-per-host", flags->ranks_per_host,
                   "Host mode: ranks on each host [default: the lab's ranks / hosts]")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->needs(hosts)
       ->group("Host mode");
   cmd->add_option("--port", flags->port,
@@ -83,6 +108,7 @@ void add_run_command(CLI::App& app) {
     options.output_dir = flags->output;
     options.charts_in_terminal = !flags->no_charts;
     runner::load_lab(options.lab_file, options.quick);  // bad lab file: exit 2 before anything
+    require_writable_folder("--output", flags->output);
     if (!flags->hosts.empty()) {
       // A real interface: no user namespace (it would hide the interface).
       runner::host::HostRunOptions host_options{options,

@@ -31,6 +31,22 @@ void apply_launcher_env(const CLI::App& cmd, trainer::Rendezvous& rv) {
   if (env.master_port && unset("--master-port")) rv.master_port = *env.master_port;
 }
 
+// "--bucket-cap-mb 64" -> bytes; CLI11 prefixes the flag to the message.
+std::string mib_to_bytes(const std::string& mib) {
+  constexpr long long kMaxMib = 1 << 20;  // 1 TiB: far above any model's gradient
+  size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(mib, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != mib.size() || value < 1 || value > kMaxMib)
+    throw CLI::ValidationError("expected a whole number of MiB from 1 to " +
+                               std::to_string(kMaxMib) + ", got '" + mib + "'");
+  return std::to_string(value << 20);
+}
+
 }  // namespace
 
 void add_train_command(CLI::App& app) {
@@ -78,11 +94,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--timeout", *timeout_s, "Seconds a rendezvous or collective may take")
       ->capture_default_str();
   cmd->add_option("--bucket-cap-mb", options->bucket_bytes, "Gradient bucket cap in MiB")
-      ->transform([](std::string mb) { return std::to_string(std::stoll(mb) << 20); })
-      ->check(CLI::PositiveNumber);
+      ->transform(mib_to_bytes);
   cmd->add_option("--first-bucket-mb", options->first_bucket_bytes, "First bucket cap in MiB")
-      ->transform([](std::string mb) { return std::to_string(std::stoll(mb) << 20); })
-      ->check(CLI::PositiveNumber);
+      ->transform(mib_to_bytes);
 
   cmd->add_option("--compute-slowdown", options->compute_slowdown,
                   "A slow worker: take this many times as long to compute each step (sleeps "

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -43,6 +44,7 @@ Answer read_answer(const std::string& path, const Exercise& ex, const toml::node
     case Kind::kNumber:
       if (node.is_number()) {
         a.number = node.value<double>().value_or(0);
+        if (!std::isfinite(a.number)) throw fail("a finite number, not " + std::to_string(a.number));
       } else if (node.is_string() && **node.as_string() == "none") {
         a.none = true;  // "there is no such value", e.g. the slowdown of a stalled scenario
       } else {

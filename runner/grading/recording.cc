@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/input_error.h"
+#include "runner/rundir/json_line.h"
 
 namespace fabriclab::runner::grading {
 
@@ -28,23 +29,25 @@ const std::vector<json>& Recording::rank_events(const std::string& scenario, int
 namespace {
 
 // What grading needs of run.json beyond the reader's rules.
-void require_manifest_fields(const std::string& path, Recording& rec) {
+void require_manifest_fields(const std::string& path, const std::string& text, Recording& rec) {
+  const auto at = [&](const std::vector<std::string>& members, const std::string& message) {
+    return input_error_at(path, rundir::json_line_of(text, members), message);
+  };
   if (rec.run.value("format", "") != rundir::kRunFormatName) {
-    throw InputError(path +
-                     ": not a fabriclab run manifest (expected \"format\": \"fabriclab-run\")");
+    throw at({"format"}, "not a fabriclab run manifest (expected \"format\": \"fabriclab-run\")");
   }
   if (!rec.run.contains("version")) {
-    throw InputError(path + ": run.json has no version (expected " +
-                     std::to_string(rundir::kRunFormatVersion) + ")");
+    throw at({}, "run.json has no version (expected " + std::to_string(rundir::kRunFormatVersion) +
+                     ")");
   }
   if (rec.run.contains("lab") && rec.run["lab"].is_object()) {
     rec.lab_id = rec.run["lab"].value("id", json()).is_string()
                      ? rec.run["lab"]["id"].get<std::string>()
                      : std::string();
   }
-  if (rec.lab_id.empty()) throw InputError(path + ": missing lab.id");
+  if (rec.lab_id.empty()) throw at({"lab", "id"}, "field 'lab.id': expected the lab's id, a string like \"02\"");
   if (!rec.run.contains("scenarios") || !rec.run["scenarios"].is_array()) {
-    throw InputError(path + ": missing \"scenarios\" (expected an array)");
+    throw at({"scenarios"}, "missing \"scenarios\" (expected an array)");
   }
 }
 
@@ -69,7 +72,7 @@ Recording load_recording(const std::string& dir) {
   Recording rec;
   rec.dir = dir;
   rec.run = std::move(read.manifest);
-  require_manifest_fields((fs::path(dir) / rundir::kManifestFile).string(), rec);
+  require_manifest_fields((fs::path(dir) / rundir::kManifestFile).string(), read.manifest_text, rec);
   if (rec.run.contains("seed") && rec.run["seed"].is_number_integer()) {
     rec.seed = rec.run["seed"].get<uint64_t>();
   }

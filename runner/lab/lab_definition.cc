@@ -1,9 +1,11 @@
 #include "runner/lab/lab_definition.h"
 
+#include <spdlog/fmt/fmt.h>
 #include <toml++/toml.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -77,10 +79,8 @@ class LabReader {
     if (!node) return fallback;
     if (!node->is_number()) fail(node, key, "expected a number");
     const double value = node->value<double>().value();
-    if (value < min || value > max) {
-      fail(node, key,
-           "expected a number in [" + std::to_string(min) + ", " + std::to_string(max) +
-               "], got " + std::to_string(value));
+    if (!(value >= min && value <= max)) {  // NaN too
+      fail(node, key, fmt::format("expected a number in [{:g}, {:g}], got {:g}", min, max, value));
     }
     return value;
   }
@@ -152,8 +152,26 @@ std::string param_value(const LabReader& r, const Workload& workload, const std:
     }
     return std::to_string(node.as_integer()->get());
   }
-  if (!node.is_number()) r.fail(&node, key, "expected a number");
+  if (!node.is_number() || !std::isfinite(node.value<double>().value()))
+    r.fail(&node, key, "expected a finite number");
   return std::to_string(node.value<double>().value());
+}
+
+// A workload check's message starts with the parameter it is about: the
+// key of that name in the first of `tables` that has it, else `fallback`.
+const toml::node* param_named_in(const std::string& message,
+                                 std::initializer_list<const toml::table*> tables,
+                                 const toml::node* fallback, std::string& key) {
+  for (const toml::table* table : tables) {
+    if (!table) continue;
+    for (const auto& [name, node] : *table) {
+      if (message.rfind(std::string(name.str()) + " ", 0) == 0) {
+        key = std::string(name.str());
+        return &node;
+      }
+    }
+  }
+  return fallback;
 }
 
 // [workload] (kind + the kind's parameters), or the older [trainer] (the
@@ -267,7 +285,8 @@ void read_scenario_workload(const LabReader& r, const toml::table& t, const LabD
   try {
     kind.check(s.workload);
   } catch (const std::invalid_argument& e) {
-    r.fail(node, "workload", e.what());
+    std::string key = "workload";
+    r.fail(param_named_in(e.what(), {overrides}, node, key), key, e.what());
   }
 }
 
@@ -433,10 +452,16 @@ bool is_lab_folder(const fs::path& dir) {
 LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   LabReader r(lab_toml);
   const toml::table root = parse_toml_file(lab_toml);
+  // A damaged [quick] is a damaged lab, with --quick or without.
+  if (!quick && root["quick"]) load_lab(lab_toml, true);
   r.reject_unknown(root,
                    {"lab", "workload", "trainer", "topology", "report", "quick", "scenario",
                     "exercise", "sweep"},
                    "the top level");
+  for (const char* table : {"lab", "workload", "trainer", "topology", "report", "quick"}) {
+    if (const toml::node* node = root.get(table); node && !node->is_table())
+      r.fail(node, table, std::string("expected a table [") + table + "]");
+  }
 
   LabDefinition lab;
   lab.path = lab_toml;
@@ -468,7 +493,7 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
         r.fail(topology->get("sysctl"), "sysctl", e.what());
       }
     }
-    lab.fabric.ranks = static_cast<int>(r.number_at(*topology, "ranks", 2, 1, kMaxRanks));
+    lab.fabric.ranks = static_cast<int>(r.integer_at(*topology, "ranks", 2, 1, kMaxRanks));
     lab.fabric.kind = r.string_at(*topology, "kind", false, lab.fabric.kind);
     FabricGraph graph;
     try {
@@ -536,7 +561,12 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   try {
     workload.check(lab.workload);
   } catch (const std::invalid_argument& e) {
-    r.fail(root.get("workload") ? root.get("workload") : root.get("trainer"), "workload", e.what());
+    std::string key = "workload";
+    const toml::node* table = root.get("workload") ? root.get("workload") : root.get("trainer");
+    r.fail(param_named_in(e.what(),
+                          {quick_table, root["workload"].as_table(), root["trainer"].as_table()},
+                          table, key),
+           key, e.what());
   }
 
   // The written scenarios, then each sweep's points (sweep.h) as more.

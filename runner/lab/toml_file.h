@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include <filesystem>
 #include <string>
 
 #include "common/input_error.h"
@@ -12,6 +13,9 @@
 namespace fabriclab::runner {
 
 inline toml::table parse_toml_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw InputError(path + ": is a directory (expected a TOML file)");
   try {
     return toml::parse_file(path);
   } catch (const toml::parse_error& e) {

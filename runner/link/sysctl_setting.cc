@@ -1,6 +1,7 @@
 #include "runner/link/sysctl_setting.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -95,7 +96,17 @@ class AppliedSysctl : public AppliedLinkSetting {
 class SysctlSetting : public LinkSettingKind {
  public:
   const char* key() const override { return "sysctl"; }
-  void validate(const std::string& value) const override { parse(value); }
+  // The key must exist here too: /proc/sys/net shows this process's
+  // namespace, whose keys a new namespace has as well, so a typo fails at
+  // load instead of after the lab network is built.
+  void validate(const std::string& value) const override {
+    for (const Assignment& a : parse(value)) {
+      struct stat st {};
+      if (::stat(proc_path(a.key).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        throw std::invalid_argument("'" + a.key + "': this kernel has no such sysctl (no " +
+                                    proc_path(a.key) + ")");
+    }
+  }
   bool needs_backend() const override { return false; }
 
   std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const std::string& value,

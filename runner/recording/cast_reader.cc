@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "common/json_error.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -19,40 +20,13 @@ using nlohmann::json;
 // player's memory budget anyway).
 constexpr std::size_t kMaxCastBytes = 512u << 20;
 
-// The parser quotes the bytes it read ("last read: '...'"); a message must
-// not carry a hostile file's escape sequences to the terminal: anything but
-// printable ASCII is shown as \xNN.
-std::string printable(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const auto b = static_cast<unsigned char>(c);
-    if (b >= 0x20 && b < 0x7f) {
-      out += c;
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", b);
-      out += hex;
-    }
-  }
-  return out;
-}
-
-// nlohmann's message without its "[json.exception.parse_error.101] parse
-// error at line 1, " prefix: only the column and the reason help here.
-std::string short_parse_error(const json::parse_error& e) {
-  std::string message = e.what();
-  const std::size_t bracket = message.find("] ");
-  if (bracket != std::string::npos) message.erase(0, bracket + 2);
-  const std::string prefix = "parse error at line 1, ";
-  if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-  return printable(message);
-}
+std::string printable(const std::string& text) { return printable_text(text); }
 
 std::optional<json> try_parse(const std::string& text, std::string* error) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    if (error != nullptr) *error = short_parse_error(e);
+  } catch (const json::exception& e) {  // parse_error, or a number too large ("1e400")
+    if (error != nullptr) *error = json_error_text(e);
     return std::nullopt;
   }
 }
@@ -202,7 +176,7 @@ Cast parse_cast(std::istream& in, const std::string& path) {
     cast.events.push_back(std::move(event));
   }
   if (!have_header) {
-    throw InputError(path + ": empty; expected an asciicast v2 header line and events");
+    throw input_error_at(path, 1, "empty; expected an asciicast v2 header line and events");
   }
   return cast;
 }

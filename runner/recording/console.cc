@@ -1,6 +1,7 @@
 #include "runner/recording/console.h"
 
 #include <spdlog/spdlog.h>
+#include <stdio_ext.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -160,6 +161,11 @@ void Console::close_cast() {
   cast_ = nullptr;
 }
 
+std::string Console::cast_error() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cast_error_;
+}
+
 bool Console::recording() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return cast_ != nullptr;
@@ -191,8 +197,16 @@ void Console::write_event_locked(char code, std::string_view data) {
   std::snprintf(time_text, sizeof time_text, "%.6f", elapsed_s_locked());
   const std::string line =
       std::string("[") + time_text + ", \"" + code + "\", " + json_string(data) + "]\n";
+  const long whole = std::ftell(cast_);  // flushed after every event: the file's length
   if (std::fputs(line.c_str(), cast_) < 0 || std::fflush(cast_) != 0) {
-    spdlog::warn("recording {} stopped: {}", cast_path_, std::strerror(errno));
+    cast_error_ = cast_path_ + ": cannot write: " + std::strerror(errno);
+    spdlog::warn("recording stopped: {}", cast_error_);
+    // Unwritten bytes would be written by fclose, and a partial line is in
+    // the file: drop both so the cast ends at its last whole event.
+    __fpurge(cast_);
+    if (whole >= 0 && ::ftruncate(::fileno(cast_), whole) != 0) {
+      spdlog::warn("{}: cannot cut back to its last whole event", cast_path_);
+    }
     std::fclose(cast_);
     cast_ = nullptr;
   }

@@ -94,6 +94,10 @@ class Console {
 
   bool terminal_is_tty() const { return tty_; }
   bool recording() const;
+  // Why the cast stopped early ("runs/x/session.cast: cannot write: No space
+  // left on device"); "" when it did not. The cast then ends at its last
+  // whole line, so it still plays.
+  std::string cast_error() const;
   // Seconds since attach_cast(), as written in events; 0 when not recording.
   double elapsed_s() const;
 
@@ -119,6 +123,7 @@ class Console {
 
   std::FILE* cast_ = nullptr;
   std::string cast_path_;
+  std::string cast_error_;
   Clock::time_point cast_start_{};
 };
 

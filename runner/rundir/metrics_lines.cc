@@ -2,6 +2,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/json_error.h"
 #include "runner/rundir/run_reader.h"
 
 namespace fabriclab::runner::rundir {
@@ -75,14 +76,8 @@ MetricsLines parse_metrics(const std::string& text) {
     json event;
     try {
       event = json::parse(line);
-    } catch (const json::parse_error& error) {
-      // nlohmann's message starts "[json.exception.parse_error.101] parse
-      // error at line 1, column N: ..."; keep the part after "parse error".
-      std::string what = error.what();
-      const auto at = what.find("parse error");
-      out.problems.push_back(
-          {line_number, "",
-           "not valid JSON: " + (at == std::string::npos ? what : what.substr(at))});
+    } catch (const json::exception& error) {  // parse_error, or a number too large
+      out.problems.push_back({line_number, "", "not valid JSON: " + json_error_text(error)});
       continue;
     }
     const std::string problem = problem_of(event);

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "common/input_error.h"
+#include "common/json_error.h"
+#include "runner/rundir/json_line.h"
 
 namespace fabriclab::runner::rundir {
 namespace {
@@ -41,7 +45,90 @@ long long_field(const json& object, const char* key) {
   return it != object.end() && it->is_number() ? it->get<long>() : 0;
 }
 
-RecordedScenario scenario_of(const json& entry, const std::string& path) {
+// Where run.json's problems are: `text` is the file (for line numbers) and
+// `path` its name.
+struct ManifestPlace {
+  const std::string& path;
+  const std::string& text;
+
+  InputError at(const std::vector<std::string>& members, const std::string& message) const {
+    return input_error_at(path, text.empty() ? 1 : json_line_of(text, members), message);
+  }
+};
+
+// The JSON type FORMAT.md gives a field of run.json; checked when present.
+enum class Kind { kString, kInteger, kNumber, kBoolean, kObject, kArray, kStringOrNull };
+
+bool is_kind(const json& value, Kind kind) {
+  switch (kind) {
+    case Kind::kString: return value.is_string();
+    case Kind::kInteger: return value.is_number_integer();
+    case Kind::kNumber: return value.is_number();
+    case Kind::kBoolean: return value.is_boolean();
+    case Kind::kObject: return value.is_object();
+    case Kind::kArray: return value.is_array();
+    case Kind::kStringOrNull: return value.is_string() || value.is_null();
+  }
+  return false;
+}
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::kString: return "a string";
+    case Kind::kInteger: return "an integer";
+    case Kind::kNumber: return "a number";
+    case Kind::kBoolean: return "true or false";
+    case Kind::kObject: return "an object";
+    case Kind::kArray: return "an array";
+    case Kind::kStringOrNull: return "a string or null";
+  }
+  return "";
+}
+
+// Each of `fields` present in `object` has its type; `members` is where
+// `object` is in run.json, `label` how a message names it ("" or
+// "scenario 'clean': ").
+void check_kinds(const json& object, const std::map<std::string, Kind>& fields,
+                 const ManifestPlace& where, std::vector<std::string> members,
+                 const std::string& label) {
+  for (const auto& [key, kind] : fields) {
+    const auto it = object.find(key);
+    if (it == object.end() || is_kind(*it, kind)) continue;
+    std::string shown = it->dump();
+    if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+    members.push_back(key);
+    throw where.at(members, label + "field '" + key + "': expected " + kind_name(kind) + ", got " +
+                                shown);
+  }
+}
+
+const std::map<std::string, Kind> kRunFields = {
+    {"lab", Kind::kObject},           {"run_id", Kind::kString},
+    {"seed", Kind::kInteger},         {"started_unix_s", Kind::kNumber},
+    {"ended_unix_s", Kind::kNumber},  {"quick", Kind::kBoolean},
+    {"mode", Kind::kString},          {"privileges", Kind::kString},
+    {"backend", Kind::kString},       {"backend_why", Kind::kString},
+    {"kernel", Kind::kString},        {"host", Kind::kString},
+    {"versions", Kind::kObject},      {"ranks", Kind::kInteger},
+    {"fabric", Kind::kString},        {"segmentation_offload", Kind::kBoolean},
+    {"lab_sysctl", Kind::kString},    {"workload", Kind::kString},
+    {"trainer", Kind::kObject},       {"charts", Kind::kArray},
+    {"tables", Kind::kArray},         {"fabric_links", Kind::kObject},
+    {"network", Kind::kObject},       {"status", Kind::kString},
+    {"error", Kind::kString}};
+const std::map<std::string, Kind> kLabFields = {
+    {"id", Kind::kString}, {"name", Kind::kString}, {"title", Kind::kString}};
+const std::map<std::string, Kind> kScenarioFields = {
+    {"condition", Kind::kString},     {"impairments", Kind::kArray},
+    {"message", Kind::kString},       {"started_unix_s", Kind::kNumber},
+    {"ended_unix_s", Kind::kNumber},  {"steps_planned", Kind::kInteger},
+    {"steps_completed", Kind::kInteger}, {"link_picks", Kind::kObject},
+    {"workload", Kind::kObject},      {"baseline", Kind::kStringOrNull},
+    {"ranks", Kind::kInteger},        {"sweep", Kind::kObject},
+    {"placement", Kind::kArray}};
+
+RecordedScenario scenario_of(const json& entry, const ManifestPlace& where, size_t index) {
+  const std::string i = std::to_string(index);
   RecordedScenario scenario;
   scenario.name = entry["name"].get<std::string>();
   if (entry.contains("status")) {
@@ -49,22 +136,39 @@ RecordedScenario scenario_of(const json& entry, const std::string& path) {
     scenario.status =
         word.is_string() ? scenario_status_from_string(word.get<std::string>()) : std::nullopt;
     if (!scenario.status) {
-      throw input_error_at(path, 1,
-                           "scenario '" + scenario.name + "': field 'status': unknown status " +
-                               word.dump() + " (expected " + scenario_status_words() + ")");
+      throw where.at({"scenarios", i, "status"},
+                     "scenario '" + scenario.name + "': field 'status': unknown status " +
+                         word.dump() + " (expected " + scenario_status_words() + ")");
     }
   }
+  check_kinds(entry, kScenarioFields, where, {"scenarios", i}, "scenario '" + scenario.name + "': ");
   scenario.message = string_field(entry, "message");
   scenario.steps_planned = long_field(entry, "steps_planned");
   scenario.steps_completed = long_field(entry, "steps_completed");
   scenario.result = entry.contains("result") ? entry["result"] : json();
+  // The summary row is figures (recordings/FORMAT.md), null where there is
+  // none, but for the few that name something.
+  static const std::set<std::string> kNamingFields = {"hot_spine", "hot_uplink", "uplinks"};
+  if (!scenario.result.is_null() && !scenario.result.is_object()) {
+    throw where.at({"scenarios", i, "result"},
+                   "scenario '" + scenario.name + "': field 'result': expected an object");
+  }
+  for (const auto& [key, value] : scenario.result.items()) {
+    if (kNamingFields.count(key) || value.is_number() || value.is_null()) continue;
+    std::string shown = value.dump();
+    if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+    throw where.at({"scenarios", i, "result", key},
+                   "scenario '" + scenario.name + "': field 'result." + key +
+                       "': expected a number or null, got " + shown);
+  }
   scenario.ranks = long_field(entry, "ranks");
   if (entry.contains("baseline")) {
     const json& baseline = entry["baseline"];
     if (!baseline.is_null() && !baseline.is_string()) {
-      throw input_error_at(path, 1,
-                           "scenario '" + scenario.name +
-                               "': field 'baseline': expected a scenario name or null");
+      throw where.at({"scenarios", i, "baseline"},
+                     "scenario '" + scenario.name +
+                         "': field 'baseline': expected a scenario name or null, got " +
+                         baseline.dump());
     }
     scenario.baseline = baseline.is_string() ? baseline.get<std::string>() : "";
   }
@@ -81,36 +185,54 @@ const RecordedScenario* RunDirectory::scenario(const std::string& name) const {
 }
 
 json parse_run_manifest(const std::string& text, const std::string& path) {
+  const ManifestPlace where{path, text};
   json manifest;
   try {
     manifest = json::parse(text);
   } catch (const json::parse_error& error) {
     throw input_error_at(path, line_of_byte(text, error.byte),
-                         std::string("not valid JSON: ") + error.what());
+                         "not valid JSON: " + json_error_text(error));
+  } catch (const json::exception& error) {
+    // A number too large for a double ("1e400"): the message quotes it.
+    const std::string message = error.what();
+    const size_t quote = message.find('\'');
+    const std::string token = quote == std::string::npos ? "" : message.substr(quote + 1, message.find('\'', quote + 1) - quote - 1);
+    const size_t at = token.empty() ? std::string::npos : text.find(token);
+    throw input_error_at(path, at == std::string::npos ? 1 : line_of_byte(text, at),
+                         "not valid JSON: " + json_error_text(error));
   }
   if (!manifest.is_object())
     throw input_error_at(path, 1, "expected a JSON object (the run manifest)");
   const json format = manifest.value("format", json());
   if (!format.is_null() && format != kRunFormatName) {
-    throw input_error_at(path, 1,
-                         "field 'format': expected \"fabriclab-run\", got " + format.dump());
+    throw where.at({"format"}, "field 'format': expected \"fabriclab-run\", got " + format.dump());
   }
   const json version = manifest.value("version", json());
   if (!version.is_null() && version != kRunFormatVersion) {
-    throw input_error_at(path, 1,
-                         "field 'version': run.json version " + version.dump() +
-                             " is not one fabriclab knows (expected " +
-                             std::to_string(kRunFormatVersion) + ")");
+    throw where.at({"version"}, "field 'version': run.json version " + version.dump() +
+                                    " is not one fabriclab knows (expected " +
+                                    std::to_string(kRunFormatVersion) + ")");
   }
+  check_kinds(manifest, kRunFields, where, {}, "");
+  if (manifest.contains("lab")) check_kinds(manifest["lab"], kLabFields, where, {"lab"}, "lab: ");
   const json scenarios = manifest.value("scenarios", json::array());
-  if (!scenarios.is_array()) throw input_error_at(path, 1, "field 'scenarios': expected an array");
-  for (const json& scenario : scenarios) {
+  if (!scenarios.is_array()) throw where.at({"scenarios"}, "field 'scenarios': expected an array");
+  std::set<std::string> names;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const json& scenario = scenarios[i];
     if (!scenario.is_object() || !scenario.contains("name") || !scenario["name"].is_string() ||
         scenario["name"].get<std::string>().empty()) {
-      throw input_error_at(
-          path, 1, "field 'scenarios': every entry needs a string 'name', got " + scenario.dump());
+      std::string shown = scenario.dump();
+      if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
+      throw where.at({"scenarios", std::to_string(i), "name"},
+                     "field 'scenarios': every entry needs a string 'name', got " + shown);
     }
-    scenario_of(scenario, path);  // checks the status
+    scenario_of(scenario, where, i);  // checks its fields
+    if (!names.insert(scenario["name"].get<std::string>()).second) {
+      throw where.at({"scenarios", std::to_string(i), "name"},
+                     "field 'scenarios': a second scenario named '" +
+                         scenario["name"].get<std::string>() + "' (names are unique)");
+    }
   }
   return manifest;
 }
@@ -127,13 +249,16 @@ RunDirectory read_run(const std::filesystem::path& dir) {
   const auto manifest_path = dir / kManifestFile;
   const auto metrics_path = dir / kMetricsFile;
   const std::string hint = "is " + dir.string() + " a fabriclab run directory?";
-  run.manifest = parse_run_manifest(read_file(manifest_path, hint), manifest_path.string());
+  run.manifest_text = read_file(manifest_path, hint);
+  run.manifest = parse_run_manifest(run.manifest_text, manifest_path.string());
   MetricsLines lines = parse_metrics(read_file(metrics_path, hint));
   run.metrics = std::move(lines.events);
   run.problems = std::move(lines.problems);
 
+  const std::string manifest_name = manifest_path.string();
+  const ManifestPlace where{manifest_name, run.manifest_text};
   for (const json& scenario : run.manifest.value("scenarios", json::array())) {
-    run.scenarios.push_back(scenario_of(scenario, manifest_path.string()));
+    run.scenarios.push_back(scenario_of(scenario, where, run.scenarios.size()));
     const std::string& name = run.scenarios.back().name;
     if (run.events.emplace(name, std::vector<json>()).second) run.scenario_names.push_back(name);
   }

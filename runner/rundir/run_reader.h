@@ -12,7 +12,8 @@
 //  - run.json must be a JSON object; `format` and `version`, when present,
 //    must be "fabriclab-run" and 1; `scenarios`, when present, an array of
 //    objects with a non-empty string `name` and, when present, a `status`
-//    that is one of ScenarioStatus's words.
+//    that is one of ScenarioStatus's words; a `result`, when present, an
+//    object of numbers or nulls (but hot_spine, hot_uplink, uplinks).
 //  - every non-blank line of metrics.jsonl must be a JSON object with a
 //    string `event`; `v`, when present, must be 1 or 2 (run_format.h); the
 //    fields the report uses are type-checked (`step`: rank, step, ts,
@@ -80,6 +81,7 @@ std::string describe(const MetricsProblem& problem);
 struct RunDirectory {
   std::filesystem::path path;
   nlohmann::json manifest;                  // run.json as written
+  std::string manifest_text;                // its text, for line numbers (json_line.h)
   std::vector<RecordedScenario> scenarios;  // run.json's, in its order
   // Scenario names in run.json's order, then any scenario that appears only
   // in metrics.jsonl, in order of first appearance.

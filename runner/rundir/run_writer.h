@@ -11,18 +11,24 @@
 //   out.add_scenario(entry);
 //   out.close_metrics(); out.write_manifest();
 //
-// Durability: each append is flushed, so a run that is killed leaves every
-// complete line; run.json is replaced atomically (written beside, renamed),
-// so a reader sees the old manifest or the new one, never half of one.
-// Lifetime: owns the metrics stream. Not thread-safe.
-// Errors: std::runtime_error (std::filesystem_error) when the directory or a
-// file cannot be created or written.
+// Durability: each append goes to the file at once (write(2)), so a run
+// that is killed leaves every complete line; run.json is replaced
+// atomically (written beside, renamed), so a reader sees the old manifest
+// or the new one, never half of one.
+// A full disk: the writer sets aside kManifestReserveBytes beside run.json
+// when it starts (a file it deletes before writing run.json), so a run
+// whose disk fills up can still write a run.json saying so
+// (mark_failed()): the one write that must not fail has its room.
+// Lifetime: owns the metrics file and the reserve. Not thread-safe.
+// Errors: RunWriteError, naming the file and the system's reason ("No space
+// left on device"), when the directory or a file cannot be created or
+// written.
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -61,12 +67,29 @@ struct ScenarioEntry {
   std::vector<std::string> placement;
 };
 
+// A file of the run directory could not be written: "runs/x/metrics.jsonl:
+// cannot write: No space left on device".
+class RunWriteError : public std::runtime_error {
+ public:
+  RunWriteError(const std::string& path, const std::string& doing, int error_number);
+  int error_number() const { return error_number_; }
+
+ private:
+  int error_number_;
+};
+
+// Room kept for run.json: the largest reference recording's is 30 KB.
+inline constexpr size_t kManifestReserveBytes = 128 * 1024;
+
 class RunWriter {
  public:
   // Creates `dir` (and its parents) and opens DIR/metrics.jsonl. The
   // manifest starts as {"format": "fabriclab-run", "version": 1,
   // "scenarios": []}.
   explicit RunWriter(std::string dir);
+  ~RunWriter();
+  RunWriter(const RunWriter&) = delete;
+  RunWriter& operator=(const RunWriter&) = delete;
 
   const std::string& dir() const { return dir_; }
   // DIR/session.cast, for the Console that records the terminal.
@@ -74,18 +97,29 @@ class RunWriter {
   // run.json as it will be written; add or change fields freely.
   nlohmann::json& manifest() { return manifest_; }
 
-  // One line per event to metrics.jsonl, then flushed.
+  // One line per event to metrics.jsonl, all or none: a write that fails
+  // (a full disk) leaves the file as it was and throws RunWriteError.
   void append_events(const std::vector<nlohmann::json>& events);
   void close_metrics();
   // Appends `entry` to the manifest's `scenarios`.
   void add_scenario(const ScenarioEntry& entry);
   // Writes the manifest to DIR/run.json (atomically; may be called again).
-  void write_manifest() const;
+  // Without room for it, gives up the reserve and tries once more.
+  void write_manifest();
+  // The run ended early: run.json says "status": "failed" and `why`, with
+  // the scenarios that ended so far, and is written with the reserve's room.
+  // Never throws (it runs while another error is on its way out): returns
+  // false when even that could not be written.
+  bool mark_failed(const std::string& why, double ended_unix_s) noexcept;
 
  private:
+  void write_manifest_once() const;
+  void release_reserve();
+
   std::string dir_;
-  std::ofstream metrics_;
+  int metrics_fd_ = -1;
   nlohmann::json manifest_;
+  std::string reserve_path_;  // "" once given up
 };
 
 }  // namespace fabriclab::runner::rundir

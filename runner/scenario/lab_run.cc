@@ -97,19 +97,13 @@ std::vector<std::unique_ptr<AppliedLinkSetting>> apply_lab_sysctls(const LabDefi
   return applied;
 }
 
-}  // namespace
-
-int run_lab(const LabRunOptions& options) {
-  const LabDefinition lab = load_lab(options.lab_file, options.quick);
-  const auto scenarios = select_scenarios(lab, options.scenarios);
-
-  StopSignals::install();
-  clean_stale_runs_and_warn();
-
-  const std::string run_id = make_run_id();
-  RunRecording recording(lab, options.output_dir, run_id);
+// The lab network, its scenarios, and its removal (every owner below
+// unwinds on an exception, so nothing of it outlives this call).
+int run_on_lab_network(const LabDefinition& lab,
+                       const std::vector<const ScenarioDefinition*>& scenarios,
+                       const LabRunOptions& options, const std::string& run_id,
+                       RunRecording& recording) {
   Console& console = recording.console();
-
   Ledger ledger(run_id);
   std::unique_ptr<Topology> topology = Topology::build(
       {lab.ranks, run_id, "10.77.0.0", lab.fabric.kind, lab.fabric.segmentation_offload}, ledger);
@@ -176,8 +170,30 @@ int run_lab(const LabRunOptions& options) {
   lab_settings.clear();  // restored while their namespaces still exist
   fabric_links.clear();
   topology.reset();      // ranks are stopped; remove the lab network
-  recording.finish(options.charts_in_terminal);
   return exit_code;
+}
+
+}  // namespace
+
+int run_lab(const LabRunOptions& options) {
+  const LabDefinition lab = load_lab(options.lab_file, options.quick);
+  const auto scenarios = select_scenarios(lab, options.scenarios);
+
+  StopSignals::install();
+  clean_stale_runs_and_warn();
+
+  const std::string run_id = make_run_id();
+  RunRecording recording(lab, options.output_dir, run_id);  // a full disk stops it here
+  try {
+    const int exit_code = run_on_lab_network(lab, scenarios, options, run_id, recording);
+    recording.finish(options.charts_in_terminal);
+    return exit_code;
+  } catch (const std::exception& e) {
+    // The lab network is already gone; run.json keeps what ended, and why
+    // the rest did not (a full disk: run_writer.h keeps room for it).
+    recording.abandon(e.what());
+    throw;
+  }
 }
 
 }  // namespace fabriclab::runner

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "runner/report/render_report.h"
 #include "runner/report/run_directory.h"
@@ -78,6 +79,7 @@ void RunRecording::begin_scenario(const ScenarioDefinition& s) {
 
 bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutcome& outcome) {
   writer_.append_events(outcome.events);
+  throw_if_cast_failed();
 
   const std::string status = rundir::to_string(outcome.status);
   std::string verdict = status;
@@ -100,7 +102,13 @@ bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutco
          outcome.status != rundir::ScenarioStatus::kInterrupted;
 }
 
+void RunRecording::throw_if_cast_failed() const {
+  const std::string error = console_.cast_error();
+  if (!error.empty()) throw std::runtime_error(error);
+}
+
 void RunRecording::finish(bool charts_in_terminal) {
+  throw_if_cast_failed();
   writer_.close_metrics();
   nlohmann::json& manifest = writer_.manifest();
   manifest["ended_unix_s"] = unix_now_s();
@@ -120,6 +128,21 @@ void RunRecording::finish(bool charts_in_terminal) {
   console_.print("\n" + report_text.str());
   console_.print(fmt::format("\nrun directory: {}\n", dir()));
   console_.close_cast();
+}
+
+void RunRecording::abandon(const std::string& why) noexcept {
+  try {
+    const size_t ended = writer_.manifest()["scenarios"].size();
+    const bool written = writer_.mark_failed(why, unix_now_s());
+    console_.print(fmt::format("\nrun stopped: {}\n{}\n", why,
+                               written ? fmt::format("{}/run.json records the {} scenario(s) "
+                                                     "that ended before it",
+                                                     dir(), ended)
+                                       : "run.json could not be written either"));
+    console_.close_cast();
+  } catch (...) {
+    // Nothing more to say: the error itself is on its way to the user.
+  }
 }
 
 void RunRecording::finish_without_manifest() {

@@ -15,7 +15,9 @@
 //
 // Lifetime: owns the files and the Console; the LabDefinition must outlive
 // it. Not thread-safe, except console() (Console is).
-// Errors: std::runtime_error when the directory or a file cannot be written.
+// Errors: std::runtime_error when the directory or a file cannot be written
+// (rundir::RunWriteError naming the file and the reason, e.g. a full disk);
+// the run then stops and abandon() records why.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -58,8 +60,15 @@ class RunRecording {
   // Closes metrics and cast without run.json or report (host mode's
   // followers: the lead writes the recording).
   void finish_without_manifest();
+  // The run stops on an error (`why`: a full disk, ...): run.json gets the
+  // scenarios that ended, "status": "failed" and "error": why; the cast
+  // closes. Never throws: it runs while the error is on its way out.
+  void abandon(const std::string& why) noexcept;
 
  private:
+  // The cast stopped early (a full disk): the run stops too.
+  void throw_if_cast_failed() const;
+
   const LabDefinition& lab_;
   rundir::RunWriter writer_;
   Console console_;

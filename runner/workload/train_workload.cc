@@ -1,6 +1,7 @@
 #include "runner/workload/train_workload.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "runner/workload/model_size.h"
 
@@ -31,6 +32,34 @@ class TrainWorkload : public Workload {
     const std::vector<std::string> flags = train_flags(workload);
     argv.insert(argv.end(), flags.begin(), flags.end());
     return argv;
+  }
+
+  // What the trainer's flags would refuse (runner/cli/train_command.cc), so
+  // a lab that sets it fails at load, before any namespace exists.
+  // Messages start with the parameter's name: the loader points at its line.
+  void check(const WorkloadDefinition& workload) const override {
+    const std::string model = workload.param("model", "mlp");
+    if (model != "mlp" && model != "cnn")
+      throw std::invalid_argument("model \"" + model + "\" is not one the trainer has (mlp, cnn)");
+    for (const char* key : {"width", "steps", "epochs", "batch", "threads", "bucket_cap_mb",
+                            "first_bucket_mb"}) {
+      const std::string text = workload.param(key);
+      if (!text.empty() && std::stoll(text) < 1)
+        throw std::invalid_argument(std::string(key) + " must be at least 1, got " + text);
+    }
+    const auto number = [&](const char* key, double fallback) {
+      const std::string text = workload.param(key);
+      return text.empty() ? fallback : std::stod(text);
+    };
+    if (!(number("lr", 0.05) > 0)) throw std::invalid_argument("lr must be above 0");
+    const double momentum = number("momentum", 0);
+    if (!(momentum >= 0 && momentum < 1))
+      throw std::invalid_argument("momentum must be in [0, 1), got " + workload.param("momentum"));
+    if (!(number("timeout_s", 60) > 0)) throw std::invalid_argument("timeout_s must be above 0");
+    const double slowdown = number("compute_slowdown", 1);
+    if (!(slowdown >= 1 && slowdown <= 100))
+      throw std::invalid_argument("compute_slowdown must be in [1, 100], got " +
+                                  workload.param("compute_slowdown"));
   }
 
   int64_t planned_steps(const WorkloadDefinition& workload) const override {

@@ -69,8 +69,8 @@ TEST(CastReader, WrongVersionsSayWhichIsSupported) {
 }
 
 TEST(CastReader, BadHeadersNameWhatIsWrong) {
-  EXPECT_EQ(error_of(""), "x.cast: empty; expected an asciicast v2 header line and events");
-  EXPECT_EQ(error_of("\n\n"), "x.cast: empty; expected an asciicast v2 header line and events");
+  EXPECT_EQ(error_of(""), "x.cast:1: empty; expected an asciicast v2 header line and events");
+  EXPECT_EQ(error_of("\n\n"), "x.cast:1: empty; expected an asciicast v2 header line and events");
   EXPECT_NE(error_of("hello world\n").find("x.cast:1: header: not JSON"), std::string::npos);
   EXPECT_NE(error_of("[1, \"o\", \"x\"]\n").find("x.cast:1: header: expected a JSON object"),
             std::string::npos);

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "common/input_error.h"
+#include "runner/rundir/json_line.h"
 #include "tests/runner/test_support.h"
 #include "common/temp_dir.h"
 
@@ -51,7 +52,7 @@ TEST(RunReader, DamagedMetricsLinesBecomeProblemsAndTheRestIsKept) {
   EXPECT_EQ(run.problems[2].line, 6);
   EXPECT_NE(run.problems[2].message.find("unknown status \"odd\""), std::string::npos);
   EXPECT_EQ(run.problems[3].line, 8);
-  EXPECT_EQ(run.problems[3].message.rfind("not valid JSON: parse error", 0), 0u);
+  EXPECT_EQ(run.problems[3].message.rfind("not valid JSON: column ", 0), 0u) << run.problems[3].message;
 
   // Well-formed lines: in `metrics` with their lines, grouped by scenario.
   ASSERT_EQ(run.metrics.size(), 3u);
@@ -90,6 +91,29 @@ TEST(RunReader, ManifestDamageThrowsWithItsLine) {
               parse_run_manifest(R"({"scenarios":[{"name":""}]})", "r.json");
             }).rfind("r.json:1: field 'scenarios': every entry needs a string 'name'", 0),
             0u);
+}
+
+// run.json is written indented: a damaged field is named with its own line.
+TEST(RunReader, ManifestDamageNamesTheLineOfTheField) {
+  const std::string text =
+      "{\n  \"format\": \"fabriclab-run\",\n  \"scenarios\": [\n    {\n      \"name\": \"a\",\n"
+      "      \"status\": \"completed\"\n    },\n    {\n      \"baseline\": 3,\n"
+      "      \"name\": \"b\",\n      \"status\": \"done\"\n    },\n    {\"nom\": \"c\"}\n  ]\n}\n";
+  EXPECT_EQ(error_of([&] { parse_run_manifest(text, "r.json"); }).substr(0, 50),
+            "r.json:9: scenario 'b': field 'baseline': expected");
+  std::string done = text;
+  done.replace(done.find("\"baseline\": 3"), 14, "\"baseline\": \"a\"");
+  EXPECT_EQ(error_of([&] { parse_run_manifest(done, "r.json"); }).substr(0, 46),
+            "r.json:11: scenario 'b': field 'status': unkno");
+  done.replace(done.find("\"done\""), 6, "\"failed\"");
+  EXPECT_EQ(error_of([&] { parse_run_manifest(done, "r.json"); }).substr(0, 45),
+            "r.json:13: field 'scenarios': every entry nee");
+  EXPECT_EQ(json_line_of(text, {"format"}), 2);
+  EXPECT_EQ(json_line_of(text, {"scenarios", "1", "name"}), 10);
+  EXPECT_EQ(json_line_of(text, {"scenarios", "7"}), 3) << "a missing member: its parent's line";
+  EXPECT_EQ(json_line_of("[1, \"x\\\"]\n\", {\"k\": 2}]", {"2"}), 2) << "past an escaped quote";
+  EXPECT_EQ(error_of([] { parse_run_manifest("{\n\"x\": 1e400}", "r.json"); }).substr(0, 25),
+            "r.json:2: not valid JSON:");
 }
 
 TEST(RunReader, ReferenceRecordingsReadWithoutProblems) {
