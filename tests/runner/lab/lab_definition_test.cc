@@ -351,7 +351,8 @@ TEST_F(LabDefinitionTest, OverridesAndSeedLinksAreReadAndChecked) {
 TEST_F(LabDefinitionTest, AllreduceWorkloadParametersAreCheckedTogether) {
   const std::string lab_text = std::string("[workload]\nkind = \"allreduce\"\n") +
                                "minbytes = 4096\nmaxbytes = 1024\n" + kScenario;
-  EXPECT_NE(error(lab_text).find("lab.toml:4: key 'workload': maxbytes must be in minbytes"),
+  // Pointed at the parameter's own line.
+  EXPECT_NE(error(lab_text).find("lab.toml:7: key 'maxbytes': maxbytes must be in minbytes"),
             std::string::npos)
       << error(lab_text);
 }

@@ -170,7 +170,7 @@ TEST_F(ReplayTest, BadFilesExit2WithFileAndLine) {
       {"[0.1, \"o\"]\n", kHeader, cast + ":2: event: expected [time, code, data]"},
       {"", R"({"version": 3, "term": {"cols": 80, "rows": 24}})",
        cast + ":1: asciicast version 3 is not supported: this player reads version 2"},
-      {"", "", cast + ": empty"},
+      {"", "", cast + ":1: empty"},
   };
   for (const Case& c : cases) {
     std::ofstream(cast) << c.header << (c.header.empty() ? "" : "\n") << c.body;

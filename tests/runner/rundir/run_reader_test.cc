@@ -99,14 +99,14 @@ TEST(RunReader, ManifestDamageNamesTheLineOfTheField) {
       "{\n  \"format\": \"fabriclab-run\",\n  \"scenarios\": [\n    {\n      \"name\": \"a\",\n"
       "      \"status\": \"completed\"\n    },\n    {\n      \"baseline\": 3,\n"
       "      \"name\": \"b\",\n      \"status\": \"done\"\n    },\n    {\"nom\": \"c\"}\n  ]\n}\n";
-  EXPECT_EQ(error_of([&] { parse_run_manifest(text, "r.json"); }).substr(0, 50),
-            "r.json:9: scenario 'b': field 'baseline': expected");
-  std::string done = text;
-  done.replace(done.find("\"baseline\": 3"), 14, "\"baseline\": \"a\"");
-  EXPECT_EQ(error_of([&] { parse_run_manifest(done, "r.json"); }).substr(0, 46),
+  EXPECT_EQ(error_of([&] { parse_run_manifest(text, "r.json"); }).substr(0, 46),
             "r.json:11: scenario 'b': field 'status': unkno");
-  done.replace(done.find("\"done\""), 6, "\"failed\"");
-  EXPECT_EQ(error_of([&] { parse_run_manifest(done, "r.json"); }).substr(0, 45),
+  std::string fixed = text;
+  fixed.replace(fixed.find("\"done\""), 6, "\"failed\"");
+  EXPECT_EQ(error_of([&] { parse_run_manifest(fixed, "r.json"); }).substr(0, 50),
+            "r.json:9: scenario 'b': field 'baseline': expected");
+  fixed.replace(fixed.find("\"baseline\": 3"), 13, "\"baseline\": \"a\"");
+  EXPECT_EQ(error_of([&] { parse_run_manifest(fixed, "r.json"); }).substr(0, 45),
             "r.json:13: field 'scenarios': every entry nee");
   EXPECT_EQ(json_line_of(text, {"format"}), 2);
   EXPECT_EQ(json_line_of(text, {"scenarios", "1", "name"}), 10);
