@@ -1,5 +1,6 @@
 #include "trainer/process_group.h"
 
+#include <net/if.h>
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -34,6 +35,9 @@ void validate(const Rendezvous& rv) {
                      " (from --master-port or the environment)");
   }
   if (rv.timeout.count() <= 0) throw InputError("--timeout must be positive");
+  // Gloo would find these out only after the rendezvous, as a failure.
+  if (!rv.iface.empty() && ::if_nametoindex(rv.iface.c_str()) == 0)
+    throw InputError("--iface " + rv.iface + ": no such interface here (expected a name from `ip link`)");
 }
 
 c10::intrusive_ptr<c10d::TCPStore> connect_store(const Rendezvous& rv) {

@@ -121,6 +121,8 @@ void validate(const TrainOptions& o) {
     throw InputError("give a positive --steps or --epochs");
   }
   if (!(o.lr > 0)) throw InputError("--lr must be positive");
+  if (!(o.momentum >= 0 && o.momentum < 1))
+    throw InputError("--momentum must be in [0, 1), got " + std::to_string(o.momentum));
   if (o.threads < 1) throw InputError("--threads must be >= 1");
   if (o.eval_every < 0) throw InputError("--eval-every must be >= 0");
   if (!(o.compute_slowdown >= 1 && o.compute_slowdown <= 100)) {

@@ -44,6 +44,9 @@ std::string problem_of(const json& event) {
       return name + " event: field '" + key + "': expected a number" +
              (it == event.end() ? ", it is missing" : ", got " + it->dump());
     }
+    // Counts, times, ranks and shares: none is below zero.
+    if (it->get<double>() < 0)
+      return name + " event: field '" + key + "': expected a number of 0 or more, got " + it->dump();
   }
   // A step's loss may be absent (a workload that trains nothing:
   // allreduce), never of another type.

@@ -16,7 +16,7 @@
 //    object of numbers or nulls (but hot_spine, hot_uplink, uplinks).
 //  - every non-blank line of metrics.jsonl must be a JSON object with a
 //    string `event`; `v`, when present, must be 1 or 2 (run_format.h); the
-//    fields the report uses are type-checked (`step`: rank, step, ts,
+//    fields the report uses are type-checked, and none may be below 0 (`step`: rank, step, ts,
 //    step_ms, comm_ms, and loss when present; `eval`: accuracy; `counters`: retransmits,
 //    drops, link_bytes) and a
 //    scenario_end's `status`, when present, must be a known word. Events
