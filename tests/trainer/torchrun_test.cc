@@ -146,7 +146,7 @@ TEST(Torchrun, AFailedRankIsRestartedUnderTheNextAttemptsPrefix) {
   SKIP_UNLESS_TORCHRUN_RUNS();
   TorchrunOptions options;
   options.max_restarts = 1;
-  options.train_args = {"--steps", "120", "--batch", "32", "--timeout", "10"};
+  options.train_args = {"--steps", "400", "--batch", "32", "--timeout", "10"};
   options.env = {{"GLOO_SOCKET_IFNAME", TorchrunNodes::kDevice}};
   TorchrunNodes run(options);
   kill_rank_mid_run(run, 1, run.metrics(1, 0));
