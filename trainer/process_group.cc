@@ -1,11 +1,12 @@
 #include "trainer/process_group.h"
 
 #include <net/if.h>
-#include <algorithm>
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <algorithm>
 
 #include "common/input_error.h"
 
