@@ -35,6 +35,12 @@ struct HostPlacement {
 // no duplicates (after resolving).
 std::vector<std::string> parse_host_list(const std::string& text);
 
+// The same from a file (`--hosts-file`): one host a line, in order, the lead
+// first; blank lines and "#" comments (whole-line or trailing) skipped.
+// InputError naming "FILE:LINE" for a bad or repeated entry, "FILE" when
+// it cannot be read or holds fewer than two hosts.
+std::vector<std::string> read_host_file(const std::string& path);
+
 // Every IPv4 address of this machine (its network namespace), from getifaddrs;
 // with `device`, only that interface's.
 std::set<std::string> local_ipv4_addresses(const std::string& device = "");

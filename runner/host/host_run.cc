@@ -17,6 +17,7 @@
 #include "runner/cleanup/interface_cleanup.h"
 #include "runner/cleanup/stale_runs.h"
 #include "runner/host/control_store.h"
+#include "runner/host/host_mode_fit.h"
 #include "runner/host/host_network.h"
 #include "runner/host/host_outcomes.h"
 #include "runner/host/peer_watch.h"
@@ -43,21 +44,19 @@ constexpr seconds kPeerSilentLimit{10};
 constexpr std::chrono::milliseconds kSettle{1000};
 constexpr seconds kGoodbyeTimeout{15};
 
-HostPlacement place(const HostRunOptions& options, const LabDefinition& lab) {
+// Refuses a lab host mode cannot run (host_mode_fit.h) before this host's
+// own place: every host of the run refuses it alike, saying what it needs.
+HostPlacement place(const HostRunOptions& options, const LabDefinition& lab,
+                    const std::vector<const ScenarioDefinition*>& scenarios) {
   HostPlacement p;
   p.hosts = options.hosts;
   const int n = static_cast<int>(p.hosts.size());
+  p.ranks_per_host = fit_lab_to_hosts(lab, scenarios, n, options.ranks_per_host);
   if (options.host_index >= n)
     throw InputError(
         fmt::format("--host-index {}: there are {} hosts (0..{})", options.host_index, n, n - 1));
   p.index = options.host_index >= 0 ? options.host_index
                                     : find_own_host_index(p.hosts, local_ipv4_addresses());
-  p.ranks_per_host = options.ranks_per_host > 0 ? options.ranks_per_host : lab.ranks / n;
-  if (p.ranks_per_host < 1 || p.world_size() != lab.ranks)
-    throw InputError(
-        fmt::format("lab {} has {} ranks, which does not make {} host(s) x {} rank(s) per host; "
-                    "give --ranks-per-host so that hosts x ranks per host = {}",
-                    lab.id, lab.ranks, n, std::max(p.ranks_per_host, 0), lab.ranks));
   return p;
 }
 
@@ -90,7 +89,7 @@ class HostLabRun {
       : options_(options),
         lab_(lab),
         scenarios_(select_scenarios(lab, options.lab.scenarios)),
-        placement_(place(options, lab)),
+        placement_(place(options, lab, scenarios_)),
         network_(placement_, options.iface) {
     if (::if_nametoindex(options.iface.c_str()) == 0)
       throw InputError("--iface " + options.iface + ": no such interface on this machine");
@@ -283,7 +282,7 @@ class HostLabRun {
       outcome.message = watch_->problem();
   }
 
-  // Every host's outcome of scenario `key`, merged; a host whose outcome
+  // Every host's outcome of scenario `key`, merged; each host whose outcome
   // does not come is reported lost, by name.
   ScenarioOutcome collect(const std::string& key, const ScenarioDefinition& s,
                           ScenarioOutcome own) {
@@ -297,10 +296,11 @@ class HostLabRun {
                               "waiting for " + placement_.describe(h) + "'s outcome",
                               [this] { return watch_->problem(); })));
       } catch (const std::exception& e) {
-        lost = e.what();
+        // With more than two hosts several may be lost: name every one.
+        lost += (lost.empty() ? "" : "; ") + std::string(e.what());
         ScenarioOutcome missing;
         missing.status = rundir::ScenarioStatus::kFailed;
-        missing.message = lost;
+        missing.message = e.what();
         missing.started_unix_s = per_host.front().started_unix_s;
         missing.ended_unix_s = per_host.front().ended_unix_s;
         per_host.push_back(std::move(missing));

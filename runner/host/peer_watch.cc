@@ -3,6 +3,8 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace fabriclab::runner::host {
 
 PeerWatch::PeerWatch(std::unique_ptr<ControlStore> store, std::chrono::seconds silent_limit)
@@ -72,14 +74,20 @@ std::string PeerWatch::problem() const {
   if (!placement_.is_lead() && !store_error_.empty())
     return "lost the lead, " + placement_.describe(0) + ": the control store fails (" +
            store_error_ + ")";
+  // Every silent host by name (with more than two, several may go at once),
+  // and the longest silence.
+  std::string lost;
+  Clock::duration longest{};
   for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h) {
     if (h == placement_.index) continue;
     const auto silent = Clock::now() - last_seen_[static_cast<size_t>(h)];
-    if (silent > silent_limit_)
-      return fmt::format("lost {}: no heartbeat for {} s (host down, runner killed or network cut)",
-                         placement_.describe(h),
-                         std::chrono::duration_cast<std::chrono::seconds>(silent).count());
+    if (silent <= silent_limit_) continue;
+    lost += (lost.empty() ? "" : ", ") + placement_.describe(h);
+    longest = std::max(longest, silent);
   }
+  if (!lost.empty())
+    return fmt::format("lost {}: no heartbeat for {} s (host down, runner killed or network cut)",
+                       lost, std::chrono::duration_cast<std::chrono::seconds>(longest).count());
   if (!stop_word_.empty()) return stop_word_;
   return "";
 }
