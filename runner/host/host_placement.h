@@ -1,5 +1,5 @@
 // Host mode's cast: which machines take part, in what order, and which one
-// this runner is. The same `--hosts A,B` list is given on every machine; the
+// this runner is. The same `--hosts A,B[,...]` list is given on every machine; the
 // first host leads (it serves the control store and rank 0's rendezvous, and
 // writes the recording), and each machine finds its own place by matching
 // the list against its own addresses -- or is told with --host-index.

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "common/input_error.h"
@@ -218,6 +219,9 @@ class HostLabRun {
         break;
       }
     }
+    if (watch_) {
+      for (int h : watch_->silent_hosts()) lost_hosts_.insert(h);
+    }
     watch_.reset();
     say_goodbye();
     if (placement_.is_lead()) {
@@ -298,6 +302,7 @@ class HostLabRun {
       } catch (const std::exception& e) {
         // With more than two hosts several may be lost: name every one.
         lost += (lost.empty() ? "" : "; ") + std::string(e.what());
+        lost_hosts_.insert(h);
         ScenarioOutcome missing;
         missing.status = rundir::ScenarioStatus::kFailed;
         missing.message = e.what();
@@ -329,21 +334,28 @@ class HostLabRun {
   // The lead's runner serves the store: it leaves last, so that no follower
   // still holds a connection when the server goes (c10d 1.13's client then
   // aborts the process from its listener thread). Followers say "done" and
-  // drop their connection; the lead waits for them, briefly.
+  // drop their connection; the lead waits for them, briefly -- for every
+  // follower not lost: with more than two hosts, one lost host leaves others
+  // still connected.
   void say_goodbye() {
-    try {
-      if (!placement_.is_lead()) {
+    if (!placement_.is_lead()) {
+      try {
         store_->set_json("done/" + std::to_string(placement_.index), true);
-        store_.reset();
-        return;
+      } catch (const std::exception& e) {
+        spdlog::debug("host mode: goodbye: {}", e.what());
       }
-      if (!run_problem_.empty()) return;  // a host is lost: nobody to wait for
-      for (int h = 1; h < static_cast<int>(placement_.hosts.size()); ++h)
-        store_->wait_json("done/" + std::to_string(h), kGoodbyeTimeout, "goodbye");
-      std::this_thread::sleep_for(kSettle);  // their connections close after the key
-    } catch (const std::exception& e) {
-      spdlog::debug("host mode: goodbye: {}", e.what());
+      store_.reset();
+      return;
     }
+    for (int h = 1; h < static_cast<int>(placement_.hosts.size()); ++h) {
+      if (lost_hosts_.count(h) != 0) continue;
+      try {
+        store_->wait_json("done/" + std::to_string(h), kGoodbyeTimeout, "goodbye");
+      } catch (const std::exception& e) {
+        spdlog::debug("host mode: goodbye from {}: {}", placement_.describe(h), e.what());
+      }
+    }
+    std::this_thread::sleep_for(kSettle);  // their connections close after the key
   }
 
   seconds longest_deadline() const {
@@ -382,6 +394,7 @@ class HostLabRun {
   std::unique_ptr<ControlStore> store_;
   std::unique_ptr<PeerWatch> watch_;
   std::string run_problem_;  // a lost host or lead: the run ends after this scenario
+  std::set<int> lost_hosts_;  // the lead's: hosts whose outcome did not come, or silent at the end
 };
 
 }  // namespace

@@ -11,9 +11,11 @@
 //     only those from the drawn host;
 //   - afterwards no nft table, fabriclab qdisc or process is left in any
 //     host's namespace (all of them the test's own).
-// Also, without a network run: a lab that needs more or other than the hosts
-// give is refused before anything starts (exit 2), saying what it needs.
+// Also: two ranks on each of two hosts; a host killed mid-scenario is named
+// and the three others end cleanly; a lab that needs more or other than the
+// hosts give is refused before anything starts (exit 2), saying what it needs.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +28,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "runner/grading/consistency.h"
 #include "runner/grading/recording.h"
@@ -252,6 +255,61 @@ TEST_F(FourHostsTest, Lab05RunsTwoRanksOnEachOfTwoHosts) {
   EXPECT_EQ(clean["ranks"], 4);
   EXPECT_EQ(ranks_with_steps(run_dir_in(output(0)) + "/metrics.jsonl", "clean"),
             std::set<int>({0, 1, 2, 3}));
+  expect_nothing_left();
+}
+
+// One of four runners SIGKILLed mid-scenario: the three others end (exit 1,
+// none aborted by the lead's store going away), the lead names the lost host
+// in its output and its recording, and nothing is left in any namespace --
+// the killed host's included (its rules belong to its netlink socket, its
+// ranks die with it).
+TEST_F(FourHostsTest, AKilledHostIsNamedAndTheOthersEndCleanly) {
+  const std::string labs = dir_.path() + "/labs";
+  std::filesystem::create_directories(labs + "/94-four");
+  std::ofstream(labs + "/94-four/lab.toml")
+      << "[lab]\nid = \"94\"\ntitle = \"four\"\nsummary = \"four\"\n"
+         "[trainer]\nmodel = \"mlp\"\nwidth = 64\nsteps = 100000\nbatch = 64\ntimeout_s = 60\n"
+         "[topology]\nranks = 4\nkind = \"switch\"\n"
+         "[[scenario]]\nname = \"clean\"\ncondition = \"clean\"\ndeadline_s = 90\nstall_s = 60\n";
+  constexpr int kKilled = 2;
+  std::vector<std::unique_ptr<ChildProcess>> runners;
+  for (int h = 0; h < kHosts; ++h) {
+    auto argv = run_argv(h, {});
+    argv[6] = "94";  // ip netns exec NS fabriclab run 94 --labs <labs>
+    argv[8] = labs;
+    runners.push_back(std::make_unique<ChildProcess>(
+        argv, std::map<std::string, std::string>{},
+        dir_.path() + "/out-" + std::to_string(h) + ".txt"));
+  }
+  auto all_output = [&] {
+    std::string text;
+    for (int h = 0; h < kHosts; ++h)
+      text += "--- host " + std::to_string(h) + ":\n" + runners[static_cast<size_t>(h)]->output();
+    return text;
+  };
+  ASSERT_TRUE(wait_for_training(output(0), 120s, "ranks/clean")) << all_output();
+  runners[kKilled]->signal(SIGKILL);
+  runners[kKilled]->wait(10s);
+
+  const std::string lost = "host " + std::to_string(kKilled) + " (" + BridgedHosts::lab_addr(kKilled) + ")";
+  for (int h = 0; h < kHosts; ++h) {
+    if (h == kKilled) continue;
+    const auto status = runners[static_cast<size_t>(h)]->wait(90s);
+    ASSERT_TRUE(status.exited) << "host " << h << " did not end\n" << all_output();
+    EXPECT_EQ(status.signal, 0) << "host " << h << "\n" << all_output();
+    EXPECT_EQ(status.code, 1) << "host " << h << "\n" << all_output();
+  }
+  EXPECT_NE(runners[0]->output().find("lost " + lost), std::string::npos) << all_output();
+  const nlohmann::json run = read_run_json(output(0));
+  ASSERT_FALSE(run.is_null()) << all_output();
+  const auto& clean = scenario_in(run, "clean");
+  EXPECT_EQ(clean["status"], "failed");
+  std::cout << "the lead's message: " << clean["message"].get<std::string>() << "\n";
+  EXPECT_NE(clean["message"].get<std::string>().find(lost), std::string::npos) << clean["message"];
+  // The killed runner's ranks go with it, within seconds.
+  const auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (hosts_.pids(kKilled) != "" && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(200ms);
   expect_nothing_left();
 }
 
