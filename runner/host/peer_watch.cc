@@ -44,10 +44,12 @@ void PeerWatch::beat() {
       counts.push_back(store_->add("alive/" + std::to_string(h), 0));
     // A host that finished the run says "done" (host_run.cc) and stops
     // beating: with more than two hosts the others may still be waiting
-    // for a lost one, and must not count it lost too.
+    // for a lost one, and must not count it lost too. Asked only of a host
+    // that did not beat since the last look (one request less per host).
     std::vector<size_t> now_done;
     for (size_t h = 0; h < placement_.hosts.size(); ++h) {
-      if (!done_[h] && store_->has("done/" + std::to_string(h))) now_done.push_back(h);
+      if (!done_[h] && counts[h] == last_count_[h] && store_->has("done/" + std::to_string(h)))
+        now_done.push_back(h);
     }
     auto stop = store_->try_get_json("run/stop");
     std::lock_guard<std::mutex> lock(mutex_);
