@@ -86,7 +86,8 @@ void add_run_command(CLI::App& app) {
     const bool host_mode = !flags->hosts.empty() || !flags->hosts_file.empty();
     for (const CLI::Option* option : host_options) {
       if (option->count() > 0 && !host_mode)
-        throw InputError(option->get_name() + " is a host-mode option: it needs --hosts or --hosts-file");
+        throw InputError(option->get_name() +
+                         " is a host-mode option: it needs --hosts or --hosts-file");
     }
     if (host_mode && flags->iface.empty())
       throw InputError(std::string(flags->hosts.empty() ? "--hosts-file" : "--hosts") +
@@ -102,14 +103,14 @@ void add_run_command(CLI::App& app) {
     runner::load_lab(options.lab_file, options.quick);  // bad lab file: exit 2 before anything
     if (host_mode) {
       // A real interface: no user namespace (it would hide the interface).
-      runner::host::HostRunOptions host_options{options,
-                                                flags->hosts.empty()
-                                                    ? runner::host::read_host_file(flags->hosts_file)
-                                                    : runner::host::parse_host_list(flags->hosts),
-                                                flags->iface,
-                                                flags->host_index,
-                                                flags->ranks_per_host,
-                                                flags->port};
+      runner::host::HostRunOptions host_options{
+          options,
+          flags->hosts.empty() ? runner::host::read_host_file(flags->hosts_file)
+                               : runner::host::parse_host_list(flags->hosts),
+          flags->iface,
+          flags->host_index,
+          flags->ranks_per_host,
+          flags->port};
       const int code = runner::host::run_lab_on_hosts(host_options);
       if (code != 0) throw CommandExit{code};
       return;

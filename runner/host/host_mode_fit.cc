@@ -23,8 +23,10 @@ std::string ways_to_place(int ranks) {
 // What a scenario needs that host mode cannot give; "" = nothing.
 std::string unhostable_need(const ScenarioDefinition& s) {
   for (const auto& [key, value] : s.every_link_setting())
-    if (key == "queue") return "a queue at the switch port the ranks share (queue = \"" + value + "\")";
-  if (!s.neighbours.empty()) return "neighbour flows between ranks of the lab's switch (neighbours)";
+    if (key == "queue")
+      return "a queue at the switch port the ranks share (queue = \"" + value + "\")";
+  if (!s.neighbours.empty())
+    return "neighbour flows between ranks of the lab's switch (neighbours)";
   return "";
 }
 
@@ -78,9 +80,9 @@ int fit_lab_to_hosts(const LabDefinition& lab,
                                          hosts * per_host)
         : per_host < 1     ? fmt::format("{} hosts are more than that", hosts)
                            : fmt::format("{} hosts cannot share them evenly", hosts);
-    throw InputError(fmt::format(
-        "lab {} runs {} ranks; {}. Host mode needs hosts x ranks per host = {}: {}", lab.id,
-        lab.ranks, given, lab.ranks, ways_to_place(lab.ranks)));
+    throw InputError(
+        fmt::format("lab {} runs {} ranks; {}. Host mode needs hosts x ranks per host = {}: {}",
+                    lab.id, lab.ranks, given, lab.ranks, ways_to_place(lab.ranks)));
   }
   return per_host;
 }

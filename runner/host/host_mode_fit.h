@@ -25,7 +25,8 @@ namespace fabriclab::runner::host {
 // Ranks per host for `scenarios` of `lab` on `hosts` hosts, `ranks_per_host`
 // as given by --ranks-per-host (0 = the lab's ranks / hosts). InputError
 // when host mode cannot run them, naming what the lab needs.
-int fit_lab_to_hosts(const LabDefinition& lab, const std::vector<const ScenarioDefinition*>& scenarios,
-                     int hosts, int ranks_per_host);
+int fit_lab_to_hosts(const LabDefinition& lab,
+                     const std::vector<const ScenarioDefinition*>& scenarios, int hosts,
+                     int ranks_per_host);
 
 }  // namespace fabriclab::runner::host

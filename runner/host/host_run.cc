@@ -393,7 +393,7 @@ class HostLabRun {
   const HostNetwork network_;
   std::unique_ptr<ControlStore> store_;
   std::unique_ptr<PeerWatch> watch_;
-  std::string run_problem_;  // a lost host or lead: the run ends after this scenario
+  std::string run_problem_;   // a lost host or lead: the run ends after this scenario
   std::set<int> lost_hosts_;  // the lead's: hosts whose outcome did not come, or silent at the end
 };
 

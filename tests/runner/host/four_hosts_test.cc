@@ -97,9 +97,10 @@ class FourHostsTest : public ::testing::Test {
   // Lab 05 on host h; all four hosts unless `extra` says otherwise (hosts
   // 2 and 3 then read them from the hosts file).
   std::vector<std::string> run_argv(int h, std::vector<std::string> extra) const {
-    std::vector<std::string> argv = {FABRICLAB_BINARY, "run",         "05",      "--labs",
-                                     kLabs,            "--output",    output(h), "--backend",
-                                     "userspace",      "--no-charts", "--iface", BridgedHosts::device(h)};
+    std::vector<std::string> argv = {FABRICLAB_BINARY, "run",       "05",
+                                     "--labs",         kLabs,       "--output",
+                                     output(h),        "--backend", "userspace",
+                                     "--no-charts",    "--iface",   BridgedHosts::device(h)};
     if (std::find(extra.begin(), extra.end(), "--hosts") == extra.end()) {
       if (h < 2)
         argv.insert(argv.end(), {"--hosts", hosts_.host_list()});
@@ -132,10 +133,10 @@ class FourHostsTest : public ::testing::Test {
 
   void expect_nothing_left() const {
     for (int h = 0; h < kHosts; ++h) {
-      EXPECT_EQ(hosts_.nft_tables(h).find("fabriclab"), std::string::npos)
-          << "host " << h << ":\n" << hosts_.nft_tables(h);
-      EXPECT_EQ(hosts_.qdiscs(h).find("fab0:"), std::string::npos)
-          << "host " << h << ":\n" << hosts_.qdiscs(h);
+      EXPECT_EQ(hosts_.nft_tables(h).find("fabriclab"), std::string::npos) << "host " << h << ":\n"
+                                                                           << hosts_.nft_tables(h);
+      EXPECT_EQ(hosts_.qdiscs(h).find("fab0:"), std::string::npos) << "host " << h << ":\n"
+                                                                   << hosts_.qdiscs(h);
       EXPECT_EQ(hosts_.pids(h), "") << "processes left in host " << h;
     }
   }
@@ -279,9 +280,9 @@ TEST_F(FourHostsTest, AKilledHostIsNamedAndTheOthersEndCleanly) {
     auto argv = run_argv(h, {});
     argv[6] = "94";  // ip netns exec NS fabriclab run 94 --labs <labs>
     argv[8] = labs;
-    runners.push_back(std::make_unique<ChildProcess>(
-        argv, std::map<std::string, std::string>{},
-        dir_.path() + "/out-" + std::to_string(h) + ".txt"));
+    runners.push_back(
+        std::make_unique<ChildProcess>(argv, std::map<std::string, std::string>{},
+                                       dir_.path() + "/out-" + std::to_string(h) + ".txt"));
   }
   auto all_output = [&] {
     std::string text;
@@ -293,7 +294,8 @@ TEST_F(FourHostsTest, AKilledHostIsNamedAndTheOthersEndCleanly) {
   runners[kKilled]->signal(SIGKILL);
   runners[kKilled]->wait(10s);
 
-  const std::string lost = "host " + std::to_string(kKilled) + " (" + BridgedHosts::lab_addr(kKilled) + ")";
+  const std::string lost =
+      "host " + std::to_string(kKilled) + " (" + BridgedHosts::lab_addr(kKilled) + ")";
   for (int h = 0; h < kHosts; ++h) {
     if (h == kKilled) continue;
     const auto status = runners[static_cast<size_t>(h)]->wait(90s);
@@ -328,12 +330,14 @@ TEST_F(FourHostsTest, ALabThatDoesNotFitIsRefusedSayingWhatItNeeds) {
       EXPECT_NE(r.output.find(words), std::string::npos) << lab << ": " << r.output;
   };
   // Two ranks on four hosts (host_mode_fit_test.cc has the other cases).
-  refused("02", {}, {"lab 02 runs 2 ranks; 4 hosts are more than that. Host mode needs hosts x "
-                     "ranks per host = 2: 2 hosts"});
+  refused("02", {},
+          {"lab 02 runs 2 ranks; 4 hosts are more than that. Host mode needs hosts x "
+           "ranks per host = 2: 2 hosts"});
   // A fabric of namespaces; a switch port's queue.
   refused("09", {}, {"lab 09 needs a leaf_spine fabric"});
-  refused("08", {}, {"taildrop: a queue at the switch port the ranks share",
-                     "run only the others: --scenario clean"});
+  refused("08", {},
+          {"taildrop: a queue at the switch port the ranks share",
+           "run only the others: --scenario clean"});
   EXPECT_FALSE(std::filesystem::exists(output(0)));
   expect_nothing_left();
 }
