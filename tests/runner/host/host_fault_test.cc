@@ -1,0 +1,161 @@
+// Fault injection in host mode: the lead's or the follower's runner SIGKILLed
+// at each phase of a scenario (FABRICLAB_FAULT_AT, common/fault_point.h),
+// two namespaces playing two hosts (two_hosts.h). The other runner must end
+// on its own, exit 1, naming the lost host -- never abort (the follower
+// whose lead went used to: runner/host/store_connection.h); then
+// `fabriclab cleanup` and `fabriclab cleanup --iface` on the killed host
+// leave nothing of either runner: no rank, no ledger, no nft table or
+// fabriclab qdisc on either host's lab interface.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "tests/runner/host/two_hosts.h"
+#include "tests/runner/lab_files.h"
+#include "tests/runner/test_support.h"
+#include "tests/support/child_process.h"
+
+namespace fabriclab::runner {
+namespace {
+
+using namespace std::chrono_literals;
+using fabriclab::testing::ChildProcess;
+using fabriclab::testing::ExitStatus;
+using fabriclab::testing::run_command;
+using testing::TempDir;
+using testing::TwoHosts;
+
+const char* const kLedgers = "/run/fabriclab/runs";
+
+// The run ids of the ledgers whose owner is `pid` (host mode's ledger id is
+// the host's own, not the lead's run id in the recording).
+std::vector<std::string> ledgers_owned_by(pid_t pid) {
+  std::vector<std::string> ids;
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator(kLedgers, ignored)) {
+    if (entry.path().extension() != ".json") continue;
+    try {
+      std::ifstream in(entry.path());
+      const auto ledger = nlohmann::json::parse(in);
+      if (ledger.at("owner").at("pid").get<pid_t>() == pid)
+        ids.push_back(ledger.at("run_id").get<std::string>());
+    } catch (const std::exception&) {
+      // being rewritten, or not a ledger
+    }
+  }
+  return ids;
+}
+
+struct Case {
+  int killed;  // 0 = the lead, 1 = the follower
+  std::string point;
+};
+
+class HostFaultTest : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    SKIP_UNLESS_NETNS_PRIVILEGES();
+    ASSERT_TRUE(hosts_.ok()) << "cannot build the two host namespaces";
+    labs_ = dir_.path() + "/labs";
+    // Six steps: the scenario ends and both runners reach their teardown.
+    testing::write_lab(labs_,
+                       "model = \"mlp\"\nwidth = 64\nsteps = 6\nbatch = 64\ntimeout_s = 20\n",
+                       testing::scenario("latency", "delay 2ms", 20, 15));
+  }
+
+  std::unique_ptr<ChildProcess> start_runner(int h, const std::string& fault_at) {
+    std::map<std::string, std::string> env;
+    if (!fault_at.empty()) env["FABRICLAB_FAULT_AT"] = fault_at;
+    return std::make_unique<ChildProcess>(
+        hosts_.inside(h, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output",
+                          dir_.path() + "/runs-" + std::to_string(h), "--backend", "userspace",
+                          "--no-charts", "--hosts", TwoHosts::hosts(), "--iface",
+                          hosts_.device(h)}),
+        env, dir_.path() + "/out-" + std::to_string(h) + ".txt");
+  }
+
+  TwoHosts hosts_;  // declared first: outlives the runners inside it
+  TempDir dir_;
+  std::string labs_;
+};
+
+TEST_P(HostFaultTest, TheOtherHostNamesTheLostOneAndNothingIsLeft) {
+  const Case& c = GetParam();
+  const int other = 1 - c.killed;
+  std::unique_ptr<ChildProcess> runner[2];
+  runner[1] = start_runner(1, c.killed == 1 ? c.point : "");
+  runner[0] = start_runner(0, c.killed == 0 ? c.point : "");
+  // The other runner's ledger, read while it runs: it must be gone at the end.
+  std::vector<std::string> other_ledgers;
+  const auto look_until = std::chrono::steady_clock::now() + 30s;
+  while (other_ledgers.empty() && std::chrono::steady_clock::now() < look_until) {
+    other_ledgers = ledgers_owned_by(runner[other]->pid());
+    std::this_thread::sleep_for(50ms);
+  }
+
+  const ExitStatus killed = runner[c.killed]->wait(90s);
+  ASSERT_EQ(killed.signal, SIGKILL) << runner[c.killed]->output() << runner[other]->output();
+  ASSERT_NE(runner[c.killed]->output().find("fault point " + c.point + ": SIGKILL"),
+            std::string::npos)
+      << runner[c.killed]->output();
+  const std::vector<std::string> killed_ledgers = ledgers_owned_by(runner[c.killed]->pid());
+
+  // The other host ends on its own, naming the lost one; it does not abort.
+  const ExitStatus survivor = runner[other]->wait(90s);
+  ASSERT_TRUE(survivor.exited) << "the other runner did not end\n" << runner[other]->output();
+  EXPECT_EQ(survivor.code, 1) << runner[other]->output();
+  EXPECT_EQ(runner[other]->output().find("terminate called"), std::string::npos)
+      << runner[other]->output();
+  const std::regex named("lost[^\n]*host " + std::to_string(c.killed) + " \\(" +
+                         TwoHosts::lab_addr(c.killed) + "\\)");
+  EXPECT_TRUE(std::regex_search(runner[other]->output(), named)) << runner[other]->output();
+
+  auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
+  EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
+  auto iface = run_command({FABRICLAB_BINARY, "cleanup", "--iface", hosts_.device(c.killed),
+                            "--netns", hosts_.netns(c.killed)},
+                           {}, 60s);
+  EXPECT_EQ(iface.status.code, 0) << iface.output;
+
+  std::vector<std::string> ids = killed_ledgers;
+  ids.insert(ids.end(), other_ledgers.begin(), other_ledgers.end());
+  EXPECT_FALSE(other_ledgers.empty()) << "never saw the other runner's ledger";
+  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  for (const std::string& id : ids) {
+    while (!testing::marked_processes(id).empty() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(100ms);
+    EXPECT_TRUE(testing::marked_processes(id).empty()) << "processes of run " << id << " left";
+    EXPECT_FALSE(std::filesystem::exists(std::string(kLedgers) + "/" + id + ".json"))
+        << "ledger " << id << " left\n"
+        << cleanup.output;
+  }
+  for (int h = 0; h < 2; ++h) {
+    EXPECT_EQ(hosts_.nft_tables(h).find("fabriclab"), std::string::npos) << hosts_.nft_tables(h);
+    EXPECT_EQ(hosts_.qdiscs(h).find("fab0:"), std::string::npos) << hosts_.qdiscs(h);
+  }
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  for (int killed : {0, 1})
+    for (const char* point : {"impairment_applied", "ranks_launched", "mid_scenario", "ranks_stopped"})
+      all.push_back({killed, point});
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(LeadAndFollower, HostFaultTest, ::testing::ValuesIn(cases()),
+                         [](const auto& info) {
+                           return std::string(info.param.killed == 0 ? "Lead_" : "Follower_") +
+                                  info.param.point;
+                         });
+
+}  // namespace
+}  // namespace fabriclab::runner
