@@ -26,6 +26,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -86,6 +87,8 @@ struct Case {
   Variant variant;
   std::string point;
 };
+
+void PrintTo(const Case& c, std::ostream* out) { *out << c.variant.name << " at " << c.point; }
 
 std::vector<Case> cases() {
   std::vector<Case> all;
@@ -165,12 +168,20 @@ TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
   // What the kill left for cleanup: at least the ledger (a run starting on
   // this machine in between may have cleaned it already: then it is gone).
   const bool ledger_left = std::filesystem::exists(ledger_of(run_id));
+  // As root the namespaces are mounted under /run/netns and outlive the
+  // runner at every point: cleanup has them to remove.
+  if (!c.variant.rootless && ledger_left) {
+    EXPECT_FALSE(testing::run_netns_entries("fl-" + run_id).empty())
+        << "the kill left nothing to clean up?";
+  }
 
+  // On a shared machine another user's run may start in between and clean
+  // this one first (every run starts with the same sweep of dead runs):
+  // what counts is that nothing is left afterwards.
   auto cleanup = run_command(as_user({FABRICLAB_BINARY, "cleanup"}), {{"XDG_RUNTIME_DIR", ""}}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
-  if (ledger_left) {
-    EXPECT_NE(cleanup.output.find("run " + run_id), std::string::npos) << cleanup.output;
-  }
+  if (ledger_left && cleanup.output.find("run " + run_id) == std::string::npos)
+    std::cout << "run " << run_id << " was cleaned before `fabriclab cleanup` ran (another run's start)\n";
 
   // Processes take a moment to be reaped.
   const auto give_up = std::chrono::steady_clock::now() + 5s;
@@ -196,9 +207,9 @@ TEST(FaultCleanup, CleanupLeavesALiveRunAlone) {
   std::filesystem::create_directories(labs + "/92-faults");
   std::ofstream(labs + "/92-faults/lab.toml")
       << "[lab]\nid = \"92\"\ntitle = \"faults\"\nsummary = \"faults\"\n"
-      << "[trainer]\nmodel = \"mlp\"\nwidth = 64\nsteps = 40\nbatch = 64\ntimeout_s = 30\n"
+      << "[trainer]\nmodel = \"mlp\"\nwidth = 64\nsteps = 100000\nbatch = 64\ntimeout_s = 30\n"
       << "[topology]\nranks = 2\n"
-      << "[[scenario]]\nname = \"clean\"\ncondition = \"clean\"\ndeadline_s = 90\nstall_s = 30\n";
+      << "[[scenario]]\nname = \"clean\"\ncondition = \"clean\"\ndeadline_s = 300\nstall_s = 60\n";
   const auto run_argv = [&](const std::string& output) {
     return std::vector<std::string>{FABRICLAB_BINARY, "run", "92",     "--labs",    labs,
                                      "--output",      output, "--no-charts"};
@@ -223,12 +234,15 @@ TEST(FaultCleanup, CleanupLeavesALiveRunAlone) {
   EXPECT_FALSE(testing::marked_processes(live_id).empty()) << "the live run lost its ranks";
   EXPECT_TRUE(testing::run_netns_entries("fl-" + killed_id).empty());
 
-  const ExitStatus status = live.wait(120s);
-  EXPECT_EQ(status.code, 0) << live.output();
+  // Still training after the cleanup; it ends as a run does on Ctrl-C.
+  live.signal(SIGINT);
+  const ExitStatus status = live.wait(60s);
+  EXPECT_EQ(status.code, 1) << live.output();
   const nlohmann::json run = testing::read_run_json(dir.path() + "/live");
   ASSERT_FALSE(run.is_null()) << live.output();
-  EXPECT_EQ(run["scenarios"][0]["status"], "completed") << live.output();
+  EXPECT_EQ(run["scenarios"][0]["status"], "interrupted") << live.output();
   EXPECT_TRUE(testing::run_netns_entries("fl-" + live_id).empty());
+  EXPECT_TRUE(testing::marked_processes(live_id).empty());
 }
 
 }  // namespace
