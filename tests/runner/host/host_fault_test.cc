@@ -5,7 +5,9 @@
 // whose lead went used to: runner/host/store_connection.h); then
 // `fabriclab cleanup` and `fabriclab cleanup --iface` on the killed host
 // leave nothing of either runner: no rank, no ledger, no nft table or
-// fabriclab qdisc on either host's lab interface.
+// fabriclab qdisc on either host's lab interface. And a rank (not a runner)
+// SIGKILLed on either host mid-training: the scenario is FAILED in the lead's
+// run.json naming that rank first, both runners exit 1, nothing is left.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -59,6 +61,10 @@ struct Case {
   std::string point;
 };
 
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << (c.killed == 0 ? "lead" : "follower") << " at " << c.point;
+}
+
 class HostFaultTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
@@ -67,8 +73,8 @@ class HostFaultTest : public ::testing::TestWithParam<Case> {
     labs_ = dir_.path() + "/labs";
     // Six steps: the scenario ends and both runners reach their teardown.
     testing::write_lab(labs_,
-                       "model = \"mlp\"\nwidth = 64\nsteps = 6\nbatch = 64\ntimeout_s = 20\n",
-                       testing::scenario("latency", "delay 2ms", 20, 15));
+                       "model = \"mlp\"\nwidth = 64\nsteps = 6\nbatch = 64\ntimeout_s = 10\n",
+                       testing::scenario("latency", "delay 2ms", 12, 10));
   }
 
   std::unique_ptr<ChildProcess> start_runner(int h, const std::string& fault_at) {
@@ -142,6 +148,66 @@ TEST_P(HostFaultTest, TheOtherHostNamesTheLostOneAndNothingIsLeft) {
     EXPECT_EQ(hosts_.qdiscs(h).find("fab0:"), std::string::npos) << hosts_.qdiscs(h);
   }
 }
+
+// A rank SIGKILLed on host `GetParam()` (rank h runs there) mid-training.
+class HostRankKillTest : public HostFaultTest {};
+
+TEST_P(HostRankKillTest, TheScenarioFailsNamingTheRankAndNothingIsLeft) {
+  const int h = GetParam().killed;
+  testing::write_lab(labs_,
+                     "model = \"mlp\"\nwidth = 64\nsteps = 100000\nbatch = 64\ntimeout_s = 10\n",
+                     testing::scenario("latency", "delay 2ms", 60, 30));
+  std::unique_ptr<ChildProcess> runner[2];
+  runner[1] = start_runner(1, "");
+  runner[0] = start_runner(0, "");
+  ASSERT_TRUE(testing::wait_for_training(dir_.path() + "/runs-0", 60s, "ranks/latency"))
+      << runner[0]->output() << runner[1]->output();
+  std::vector<std::string> ids;
+  for (int r = 0; r < 2; ++r)
+    for (const std::string& id : ledgers_owned_by(runner[r]->pid())) ids.push_back(id);
+  ASSERT_EQ(ids.size(), 2u) << "one ledger per runner expected";
+  pid_t rank = -1;
+  for (const std::string& id : ids)
+    for (pid_t pid : testing::marked_processes(id)) {
+      const std::string environ =
+          std::string(1, '\0') + testing::read_file("/proc/" + std::to_string(pid) + "/environ");
+      const std::string marker = std::string(1, '\0') + "RANK=" + std::to_string(h) + '\0';
+      if (environ.find(marker) != std::string::npos)
+        rank = pid;
+    }
+  ASSERT_GT(rank, 0) << "no process of rank " << h;
+  ASSERT_EQ(::kill(rank, SIGKILL), 0);
+
+  for (int r = 0; r < 2; ++r) {
+    const ExitStatus status = runner[r]->wait(60s);
+    ASSERT_TRUE(status.exited) << runner[r]->output();
+    EXPECT_EQ(status.code, 1) << runner[r]->output();
+    EXPECT_EQ(runner[r]->output().find("terminate called"), std::string::npos) << runner[r]->output();
+  }
+  const nlohmann::json run = testing::read_run_json(dir_.path() + "/runs-0");
+  ASSERT_FALSE(run.is_null()) << runner[0]->output();
+  const auto& latency = testing::scenario_in(run, "latency");
+  EXPECT_EQ(latency["status"], "failed");
+  // "host 1 (10.88.0.2): rank 1 killed by signal 9 (SIGKILL, Killed): ...; host 0 ...: rank 0 ..."
+  const std::string message = latency["message"].get<std::string>();
+  EXPECT_EQ(message.rfind("host " + std::to_string(h) + " (" + TwoHosts::lab_addr(h) + "): rank " +
+                              std::to_string(h) + " killed by signal 9",
+                          0),
+            0u)
+      << message;
+  for (const std::string& id : ids) {
+    EXPECT_TRUE(testing::marked_processes(id).empty()) << "processes of run " << id << " left";
+    EXPECT_FALSE(std::filesystem::exists(std::string(kLedgers) + "/" + id + ".json"));
+  }
+  for (int r = 0; r < 2; ++r)
+    EXPECT_EQ(hosts_.nft_tables(r).find("fabriclab"), std::string::npos) << hosts_.nft_tables(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(OnEitherHost, HostRankKillTest,
+                         ::testing::Values(Case{0, "rank"}, Case{1, "rank"}),
+                         [](const auto& info) {
+                           return std::string(info.param.killed == 0 ? "Lead" : "Follower");
+                         });
 
 std::vector<Case> cases() {
   std::vector<Case> all;
