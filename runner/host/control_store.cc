@@ -44,8 +44,7 @@ std::unique_ptr<c10d::TCPStore> serve_store(const std::string& lead, int port,
 std::unique_ptr<StoreConnection> connect_store(const std::string& lead, int port,
                                                std::chrono::milliseconds connect_timeout) {
   try {
-    auto connection = std::make_unique<StoreConnection>(lead, port, connect_timeout);
-    return connection;
+    return std::make_unique<StoreConnection>(lead, port, connect_timeout);
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot reach the control store at " + lead + ":" +
                              std::to_string(port) + ": " + first_line(e));

@@ -326,10 +326,11 @@ class HostLabRun {
     return "lost the lead, " + placement_.describe(0) + ": the control store fails (" + what + ")";
   }
 
-  // The lead's runner serves the store: it leaves last, so that no follower
-  // still holds a connection when the server goes (c10d 1.13's client then
-  // aborts the process from its listener thread). Followers say "done" and
-  // drop their connection; the lead waits for them, briefly.
+  // The lead's runner serves the store: it leaves last, so that the
+  // followers' last requests are answered, not refused. Followers say "done"
+  // and drop their connection; the lead waits for them, briefly. (A follower
+  // whose lead goes first anyway -- killed, or a host lost -- reports it and
+  // ends: its store connection cannot abort it, store_connection.h.)
   void say_goodbye() {
     try {
       if (!placement_.is_lead()) {
