@@ -209,6 +209,45 @@ INSTANTIATE_TEST_SUITE_P(OnEitherHost, HostRankKillTest,
                            return std::string(info.param.killed == 0 ? "Lead" : "Follower");
                          });
 
+// The follower abort, end to end: the lead's runner frozen (SIGSTOP) while
+// the follower joins -- the follower's connection is queued in the lead's
+// kernel, never accepted -- then killed, which resets that connection. The
+// follower must end with an error naming the lead. With c10d 1.13's client
+// it aborted here ("terminate called after throwing an instance of
+// 'std::system_error', what(): Connection reset by peer";
+// runner/host/store_connection.h).
+TEST_F(HostFaultTest, AFollowerJoiningAFrozenLeadThatDiesEndsWithAnError) {
+  testing::write_lab(labs_, "model = \"mlp\"\nwidth = 64\nsteps = 6\nbatch = 64\ntimeout_s = 10\n",
+                     testing::scenario("clean", "", 30, 20));
+  auto lead = start_runner(0, "");
+  const auto give_up = std::chrono::steady_clock::now() + 30s;
+  while (lead->output().find("control store on port") == std::string::npos &&
+         std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(100ms);
+  std::this_thread::sleep_for(1s);  // the store is up: it answers connections
+  const std::vector<std::string> lead_ledgers = ledgers_owned_by(lead->pid());
+  lead->signal(SIGSTOP);
+  auto follower = start_runner(1, "");
+  std::this_thread::sleep_for(3s);  // connected, into the frozen lead's accept queue
+  lead->signal(SIGKILL);
+  lead->wait(10s);
+
+  const ExitStatus status = follower->wait(60s);
+  ASSERT_TRUE(status.exited) << "the follower did not end by itself (signal " << status.signal
+                             << ")\n"
+                             << follower->output();
+  EXPECT_EQ(status.code, 1) << follower->output();
+  EXPECT_EQ(follower->output().find("terminate called"), std::string::npos) << follower->output();
+  EXPECT_NE(follower->output().find(TwoHosts::lab_addr(0)), std::string::npos)
+      << follower->output();
+
+  auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
+  EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
+  for (const std::string& id : lead_ledgers)
+    EXPECT_FALSE(std::filesystem::exists(std::string(kLedgers) + "/" + id + ".json"));
+  EXPECT_TRUE(ledgers_owned_by(follower->pid()).empty()) << "the follower's ledger left";
+}
+
 std::vector<Case> cases() {
   std::vector<Case> all;
   for (int killed : {0, 1})
