@@ -220,7 +220,13 @@ class HostLabRun {
       }
     }
     watch_.reset();
-    say_goodbye();
+    // A follower whose lead went before taking its goodbye (killed after the
+    // last scenario, say) has no recording to hand its part to: it says so.
+    const std::string lost_lead = say_goodbye();
+    if (!lost_lead.empty() && run_problem_.empty()) {
+      console.print(fmt::format("\nhost mode: {}\n", lost_lead));
+      exit_code = 1;
+    }
     if (placement_.is_lead()) {
       recording.finish(options_.lab.charts_in_terminal);
     } else {
@@ -331,20 +337,26 @@ class HostLabRun {
   // and drop their connection; the lead waits for them, briefly. (A follower
   // whose lead goes first anyway -- killed, or a host lost -- reports it and
   // ends: its store connection cannot abort it, store_connection.h.)
-  void say_goodbye() {
+  // Returns, on a follower, why its lead did not take the goodbye ("" if it did).
+  std::string say_goodbye() {
     try {
       if (!placement_.is_lead()) {
         store_->set_json("done/" + std::to_string(placement_.index), true);
+        store_->has("run");  // a set is not answered; this round trip proves the lead got it
         store_.reset();
-        return;
+        return "";
       }
-      if (!run_problem_.empty()) return;  // a host is lost: nobody to wait for
+      if (!run_problem_.empty()) return "";  // a host is lost: nobody to wait for
       for (int h = 1; h < static_cast<int>(placement_.hosts.size()); ++h)
         store_->wait_json("done/" + std::to_string(h), kGoodbyeTimeout, "goodbye");
       std::this_thread::sleep_for(kSettle);  // their connections close after the key
     } catch (const std::exception& e) {
       spdlog::debug("host mode: goodbye: {}", e.what());
+      if (!placement_.is_lead())
+        return "lost the lead, " + placement_.describe(0) + ", before it took this host's goodbye: " +
+               e.what();
     }
+    return "";
   }
 
   seconds longest_deadline() const {

@@ -117,12 +117,19 @@ TEST_P(HostFaultTest, TheOtherHostNamesTheLostOneAndNothingIsLeft) {
   // The other host ends on its own, naming the lost one; it does not abort.
   const ExitStatus survivor = runner[other]->wait(90s);
   ASSERT_TRUE(survivor.exited) << "the other runner did not end\n" << runner[other]->output();
-  EXPECT_EQ(survivor.code, 1) << runner[other]->output();
   EXPECT_EQ(runner[other]->output().find("terminate called"), std::string::npos)
       << runner[other]->output();
   const std::regex named("lost[^\n]*host " + std::to_string(c.killed) + " \\(" +
                          TwoHosts::lab_addr(c.killed) + "\\)");
-  EXPECT_TRUE(std::regex_search(runner[other]->output(), named)) << runner[other]->output();
+  // A lead killed after its ranks stopped may have answered the follower's
+  // outcome and goodbye just before: the follower's part is then done and
+  // it may end 0. Otherwise (and always when the lead took no goodbye) it
+  // ends 1 naming its lead.
+  const bool follower_done_first = c.killed == 0 && c.point == "ranks_stopped" && survivor.code == 0;
+  if (!follower_done_first) {
+    EXPECT_EQ(survivor.code, 1) << runner[other]->output();
+    EXPECT_TRUE(std::regex_search(runner[other]->output(), named)) << runner[other]->output();
+  }
 
   auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
