@@ -9,11 +9,11 @@
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
+#include <exception>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
-#include <exception>
 #include <thread>
 
 #include "common/input_error.h"

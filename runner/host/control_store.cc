@@ -153,7 +153,8 @@ bool ControlStore::has(const std::string& key) {
 
 std::optional<nlohmann::json> ControlStore::try_get_json(const std::string& key) {
   if (!has(key)) return std::nullopt;
-  const std::vector<uint8_t> bytes = request([&](StoreConnection& store) { return store.get(key); });
+  const std::vector<uint8_t> bytes =
+      request([&](StoreConnection& store) { return store.get(key); });
   return nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
 }
 

@@ -16,7 +16,8 @@
 // c10d 1.13's TCPStore server listens on every address of the lead (port
 // `port`); open that port between the lab hosts (README "Running on two VMs").
 //
-// Thread safety: one ControlStore per thread (a client is one socket); another_client() gives a second thread its own connection.
+// Thread safety: one ControlStore per thread (a client is one socket);
+// another_client() gives a second thread its own connection.
 // Errors: std::runtime_error naming the lead and port when the store cannot
 // be reached; the waits throw std::runtime_error naming what they waited for.
 // The store's traffic crosses the (impaired) lab link: requests that time out

@@ -131,7 +131,8 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
       return f.find("killed by signal") != std::string::npos;
     });
     merged.message.clear();
-    for (const std::string& f : failures) merged.message += (merged.message.empty() ? "" : "; ") + f;
+    for (const std::string& f : failures)
+      merged.message += (merged.message.empty() ? "" : "; ") + f;
   }
   auto runner_event = [&](const std::string& kind, nlohmann::json fields) {
     fields["v"] = rundir::kMetricsFormatVersion;

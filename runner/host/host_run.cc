@@ -353,8 +353,8 @@ class HostLabRun {
     } catch (const std::exception& e) {
       spdlog::debug("host mode: goodbye: {}", e.what());
       if (!placement_.is_lead())
-        return "lost the lead, " + placement_.describe(0) + ", before it took this host's goodbye: " +
-               e.what();
+        return "lost the lead, " + placement_.describe(0) +
+               ", before it took this host's goodbye: " + e.what();
     }
     return "";
   }

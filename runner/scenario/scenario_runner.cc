@@ -22,8 +22,8 @@
 #include "runner/recording/console.h"
 #include "runner/scenario/counter_sample.h"
 #include "runner/scenario/flow_probe.h"
-#include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/job_places.h"
+#include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/neighbour_flow.h"
 #include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
@@ -427,9 +427,8 @@ class ScenarioRun {
                           [&](size_t r) { return ranks_[r].poll()->signaled; });
     std::string message;
     for (size_t r : failed) {
-      message += fmt::format("{}rank {} {}: {}", message.empty() ? "" : "; then ",
-                             states_[r].rank, ranks_[r].poll()->describe(),
-                             last_line_of(states_[r].log_path));
+      message += fmt::format("{}rank {} {}: {}", message.empty() ? "" : "; then ", states_[r].rank,
+                             ranks_[r].poll()->describe(), last_line_of(states_[r].log_path));
     }
     return message;
   }

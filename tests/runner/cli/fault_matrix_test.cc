@@ -79,7 +79,10 @@ std::vector<Variant> variants() {
        "[[scenario]]\nname = \"apart\"\ncondition = \"apart\"\nplacement = [\"r0\", \"r1\"]\n"
        "deadline_s = 60\nstall_s = 30\n",
        false, kEveryPoint},
-      {"rootless", two_ranks, true, {"topology_built", "ranks_launched", "mid_scenario", "teardown"}},
+      {"rootless",
+       two_ranks,
+       true,
+       {"topology_built", "ranks_launched", "mid_scenario", "teardown"}},
   };
 }
 
@@ -157,7 +160,8 @@ TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
                       {{"FABRICLAB_FAULT_AT", c.point}, {"XDG_RUNTIME_DIR", ""}},
                       dir_.path() + "/out.txt");
   const ExitStatus status = runner.wait(120s);
-  if (c.variant.rootless && runner.output().find("cannot enter a user namespace") != std::string::npos)
+  if (c.variant.rootless &&
+      runner.output().find("cannot enter a user namespace") != std::string::npos)
     GTEST_SKIP() << "user namespaces not allowed here: " << runner.output();
   ASSERT_EQ(status.signal, SIGKILL) << "the runner did not die at " << c.point << "\n"
                                     << runner.output();
@@ -178,10 +182,12 @@ TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
   // On a shared machine another user's run may start in between and clean
   // this one first (every run starts with the same sweep of dead runs):
   // what counts is that nothing is left afterwards.
-  auto cleanup = run_command(as_user({FABRICLAB_BINARY, "cleanup"}), {{"XDG_RUNTIME_DIR", ""}}, 60s);
+  auto cleanup =
+      run_command(as_user({FABRICLAB_BINARY, "cleanup"}), {{"XDG_RUNTIME_DIR", ""}}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
   if (ledger_left && cleanup.output.find("run " + run_id) == std::string::npos)
-    std::cout << "run " << run_id << " was cleaned before `fabriclab cleanup` ran (another run's start)\n";
+    std::cout << "run " << run_id
+              << " was cleaned before `fabriclab cleanup` ran (another run's start)\n";
 
   // Processes take a moment to be reaped.
   const auto give_up = std::chrono::steady_clock::now() + 5s;
@@ -211,15 +217,15 @@ TEST(FaultCleanup, CleanupLeavesALiveRunAlone) {
       << "[topology]\nranks = 2\n"
       << "[[scenario]]\nname = \"clean\"\ncondition = \"clean\"\ndeadline_s = 300\nstall_s = 60\n";
   const auto run_argv = [&](const std::string& output) {
-    return std::vector<std::string>{FABRICLAB_BINARY, "run", "92",     "--labs",    labs,
-                                     "--output",      output, "--no-charts"};
+    return std::vector<std::string>{FABRICLAB_BINARY, "run",  "92",         "--labs", labs,
+                                    "--output",       output, "--no-charts"};
   };
   ChildProcess live(run_argv(dir.path() + "/live"), {}, dir.path() + "/live.txt");
   ASSERT_TRUE(testing::wait_for_training(dir.path() + "/live", 60s)) << live.output();
   const std::string live_id = run_id_in(dir.path() + "/live");
 
-  auto killed = run_command(run_argv(dir.path() + "/killed"), {{"FABRICLAB_FAULT_AT", "mid_scenario"}},
-                            120s);
+  auto killed =
+      run_command(run_argv(dir.path() + "/killed"), {{"FABRICLAB_FAULT_AT", "mid_scenario"}}, 120s);
   ASSERT_EQ(killed.status.signal, SIGKILL) << killed.output;
   const std::string killed_id = run_id_in(dir.path() + "/killed");
   ASSERT_FALSE(killed_id.empty());
@@ -227,10 +233,12 @@ TEST(FaultCleanup, CleanupLeavesALiveRunAlone) {
   auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
   EXPECT_EQ(cleanup.output.find("run " + live_id + " ("), std::string::npos)
-      << "cleanup acted on the live run\n" << cleanup.output;
+      << "cleanup acted on the live run\n"
+      << cleanup.output;
   EXPECT_NE(cleanup.output.find("run " + live_id + ": in progress"), std::string::npos)
       << cleanup.output;
-  EXPECT_EQ(testing::run_netns_entries("fl-" + live_id).size(), 2u) << "the live run lost namespaces";
+  EXPECT_EQ(testing::run_netns_entries("fl-" + live_id).size(), 2u)
+      << "the live run lost namespaces";
   EXPECT_FALSE(testing::marked_processes(live_id).empty()) << "the live run lost its ranks";
   EXPECT_TRUE(testing::run_netns_entries("fl-" + killed_id).empty());
 

@@ -314,7 +314,8 @@ TEST_F(RunCommandTest, ARankKilledMidAllreduceIsNamedAndItsPeersEndOnTheirOwn) {
   EXPECT_NE(message.find("then rank 2 exited with code"), std::string::npos) << message;
   bool failed_end = false;
   for (const auto& event : events_of(output_, "sweep"))
-    failed_end |= event.value("event", "") == "scenario_end" && event.value("status", "") == "failed";
+    failed_end |=
+        event.value("event", "") == "scenario_end" && event.value("status", "") == "failed";
   EXPECT_TRUE(failed_end) << "no failed scenario_end in metrics.jsonl";
   expect_nothing_left(before, run_id);
 }

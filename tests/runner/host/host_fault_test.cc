@@ -81,10 +81,10 @@ class HostFaultTest : public ::testing::TestWithParam<Case> {
     std::map<std::string, std::string> env;
     if (!fault_at.empty()) env["FABRICLAB_FAULT_AT"] = fault_at;
     return std::make_unique<ChildProcess>(
-        hosts_.inside(h, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output",
-                          dir_.path() + "/runs-" + std::to_string(h), "--backend", "userspace",
-                          "--no-charts", "--hosts", TwoHosts::hosts(), "--iface",
-                          hosts_.device(h)}),
+        hosts_.inside(
+            h, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output",
+                dir_.path() + "/runs-" + std::to_string(h), "--backend", "userspace", "--no-charts",
+                "--hosts", TwoHosts::hosts(), "--iface", hosts_.device(h)}),
         env, dir_.path() + "/out-" + std::to_string(h) + ".txt");
   }
 
@@ -125,7 +125,8 @@ TEST_P(HostFaultTest, TheOtherHostNamesTheLostOneAndNothingIsLeft) {
   // outcome and goodbye just before: the follower's part is then done and
   // it may end 0. Otherwise (and always when the lead took no goodbye) it
   // ends 1 naming its lead.
-  const bool follower_done_first = c.killed == 0 && c.point == "ranks_stopped" && survivor.code == 0;
+  const bool follower_done_first =
+      c.killed == 0 && c.point == "ranks_stopped" && survivor.code == 0;
   if (!follower_done_first) {
     EXPECT_EQ(survivor.code, 1) << runner[other]->output();
     EXPECT_TRUE(std::regex_search(runner[other]->output(), named)) << runner[other]->output();
@@ -179,8 +180,7 @@ TEST_P(HostRankKillTest, TheScenarioFailsNamingTheRankAndNothingIsLeft) {
       const std::string environ =
           std::string(1, '\0') + testing::read_file("/proc/" + std::to_string(pid) + "/environ");
       const std::string marker = std::string(1, '\0') + "RANK=" + std::to_string(h) + '\0';
-      if (environ.find(marker) != std::string::npos)
-        rank = pid;
+      if (environ.find(marker) != std::string::npos) rank = pid;
     }
   ASSERT_GT(rank, 0) << "no process of rank " << h;
   ASSERT_EQ(::kill(rank, SIGKILL), 0);
@@ -189,7 +189,8 @@ TEST_P(HostRankKillTest, TheScenarioFailsNamingTheRankAndNothingIsLeft) {
     const ExitStatus status = runner[r]->wait(60s);
     ASSERT_TRUE(status.exited) << runner[r]->output();
     EXPECT_EQ(status.code, 1) << runner[r]->output();
-    EXPECT_EQ(runner[r]->output().find("terminate called"), std::string::npos) << runner[r]->output();
+    EXPECT_EQ(runner[r]->output().find("terminate called"), std::string::npos)
+        << runner[r]->output();
   }
   const nlohmann::json run = testing::read_run_json(dir_.path() + "/runs-0");
   ASSERT_FALSE(run.is_null()) << runner[0]->output();
@@ -211,8 +212,7 @@ TEST_P(HostRankKillTest, TheScenarioFailsNamingTheRankAndNothingIsLeft) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OnEitherHost, HostRankKillTest,
-                         ::testing::Values(Case{0, "rank"}, Case{1, "rank"}),
-                         [](const auto& info) {
+                         ::testing::Values(Case{0, "rank"}, Case{1, "rank"}), [](const auto& info) {
                            return std::string(info.param.killed == 0 ? "Lead" : "Follower");
                          });
 
@@ -258,7 +258,8 @@ TEST_F(HostFaultTest, AFollowerJoiningAFrozenLeadThatDiesEndsWithAnError) {
 std::vector<Case> cases() {
   std::vector<Case> all;
   for (int killed : {0, 1})
-    for (const char* point : {"impairment_applied", "ranks_launched", "mid_scenario", "ranks_stopped"})
+    for (const char* point :
+         {"impairment_applied", "ranks_launched", "mid_scenario", "ranks_stopped"})
       all.push_back({killed, point});
   return all;
 }
