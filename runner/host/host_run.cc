@@ -223,7 +223,13 @@ class HostLabRun {
       for (int h : watch_->silent_hosts()) lost_hosts_.insert(h);
     }
     watch_.reset();
-    say_goodbye();
+    // A follower whose lead went before taking its goodbye (killed after the
+    // last scenario, say) has no recording to hand its part to: it says so.
+    const std::string lost_lead = say_goodbye();
+    if (!lost_lead.empty() && run_problem_.empty()) {
+      console.print(fmt::format("\nhost mode: {}\n", lost_lead));
+      exit_code = 1;
+    }
     if (placement_.is_lead()) {
       recording.finish(options_.lab.charts_in_terminal);
     } else {
@@ -331,21 +337,27 @@ class HostLabRun {
     return "lost the lead, " + placement_.describe(0) + ": the control store fails (" + what + ")";
   }
 
-  // The lead's runner serves the store: it leaves last, so that no follower
-  // still holds a connection when the server goes (c10d 1.13's client then
-  // aborts the process from its listener thread). Followers say "done" and
-  // drop their connection; the lead waits for them, briefly -- for every
-  // follower not lost: with more than two hosts, one lost host leaves others
-  // still connected.
-  void say_goodbye() {
+  // The lead's runner serves the store: it leaves last, so that the
+  // followers' last requests are answered, not refused. Followers say "done"
+  // and drop their connection; the lead waits for every follower not lost
+  // (with more than two hosts, one lost host leaves others still connected).
+  // A follower whose lead goes first anyway -- killed, or a host lost --
+  // reports it and ends: its store connection cannot abort it
+  // (store_connection.h).
+  // Returns, on a follower, why its lead did not take the goodbye ("" if it did).
+  std::string say_goodbye() {
     if (!placement_.is_lead()) {
       try {
         store_->set_json("done/" + std::to_string(placement_.index), true);
+        store_->has("run");  // a set is not answered; this round trip proves the lead got it
+        store_.reset();
+        return "";
       } catch (const std::exception& e) {
         spdlog::debug("host mode: goodbye: {}", e.what());
+        store_.reset();
+        return "lost the lead, " + placement_.describe(0) +
+               ", before it took this host's goodbye: " + e.what();
       }
-      store_.reset();
-      return;
     }
     for (int h = 1; h < static_cast<int>(placement_.hosts.size()); ++h) {
       if (lost_hosts_.count(h) != 0) continue;
@@ -356,6 +368,8 @@ class HostLabRun {
       }
     }
     std::this_thread::sleep_for(kSettle);  // their connections close after the key
+    return "";
+  }
   }
 
   seconds longest_deadline() const {
