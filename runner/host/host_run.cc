@@ -370,7 +370,6 @@ class HostLabRun {
     std::this_thread::sleep_for(kSettle);  // their connections close after the key
     return "";
   }
-  }
 
   seconds longest_deadline() const {
     double longest = 0;
