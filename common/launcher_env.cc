@@ -31,6 +31,7 @@ LauncherEnv read_launcher_env(const GetEnv& getenv) {
   LauncherEnv env;
   env.master_addr = text(getenv, "MASTER_ADDR");
   env.master_port = number(getenv, "MASTER_PORT");
+  env.gloo_socket_ifname = text(getenv, "GLOO_SOCKET_IFNAME");
   if (text(getenv, "RANK")) {
     env.launcher = text(getenv, "TORCHELASTIC_RUN_ID")       ? "torchrun"
                    : text(getenv, "KUBERNETES_SERVICE_HOST") ? "kubeflow"
@@ -39,6 +40,15 @@ LauncherEnv read_launcher_env(const GetEnv& getenv) {
     env.world_size = number(getenv, "WORLD_SIZE");
     env.local_rank = number(getenv, "LOCAL_RANK");
     env.local_world_size = number(getenv, "LOCAL_WORLD_SIZE");
+    // PyTorch's test is the same string compare (rendezvous.py).
+    if (text(getenv, "TORCHELASTIC_USE_AGENT_STORE") == std::string("True")) {
+      env.agent_store_attempt = number(getenv, "TORCHELASTIC_RESTART_COUNT");
+      if (!env.agent_store_attempt) {
+        throw std::invalid_argument(
+            "TORCHELASTIC_USE_AGENT_STORE=True needs TORCHELASTIC_RESTART_COUNT (the attempt "
+            "whose key prefix the agent's store uses)");
+      }
+    }
     return env;
   }
   if (!text(getenv, "SLURM_PROCID")) return env;

@@ -26,8 +26,14 @@ packages=(
   iproute2 iptables nftables iputils-ping iperf3 strace gnuplot-nox asciinema
   tcpdump traceroute
   util-linux procps kmod
-  # baseline for the benchmark: PyTorch DDP on the same libtorch
+  # baseline for the benchmark: PyTorch DDP on the same libtorch; its
+  # torchrun launches `fabriclab train` in tests/trainer/torchrun_test.cc
   python3-torch
+  # a real srun for tests/trainer/srun_test.cc: a one-node slurmctld +
+  # slurmd in a network namespace, from a config in a temp dir (auth/none:
+  # munge comes as a dependency but is not used); Debian ships no
+  # /etc/slurm/slurm.conf, so the packaged services do not start
+  slurm-wlm
   # `fabriclab page`: the browser test loads a page in headless Chromium
   # (tests/runner/page/page_browser_test.cc)
   chromium

@@ -2,8 +2,11 @@
 
 #include <net/if.h>
 #include <spdlog/spdlog.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <algorithm>
 
 #include "common/input_error.h"
 
@@ -15,6 +18,19 @@ bool is_loopback(const std::string& addr) {
 }
 
 }  // namespace
+
+std::string agent_store_prefix(int attempt) { return "/worker/attempt_" + std::to_string(attempt); }
+
+std::vector<std::string> iface_names(const std::string& iface) {
+  std::vector<std::string> names;
+  size_t begin = 0;
+  while (begin <= iface.size()) {
+    const size_t end = std::min(iface.find(',', begin), iface.size());
+    if (end > begin) names.push_back(iface.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return names;
+}
 
 void validate(const Rendezvous& rv) {
   if (rv.world_size < 1) {
@@ -35,32 +51,51 @@ void validate(const Rendezvous& rv) {
                      " (from --master-port or the environment)");
   }
   if (rv.timeout.count() <= 0) throw InputError("--timeout must be positive");
-  // Gloo would find these out only after the rendezvous, as a failure.
-  if (!rv.iface.empty() && ::if_nametoindex(rv.iface.c_str()) == 0)
-    throw InputError("--iface " + rv.iface + ": no such interface here (expected a name from `ip link`)");
+  // Gloo's own error for a missing interface is an enforce failure deep in
+  // the rendezvous; say which name and where it came from instead.
+  if (rv.world_size > 1) {
+    if (!rv.iface.empty() && iface_names(rv.iface).empty()) {
+      throw InputError(rv.iface_from + "=" + rv.iface + ": expected interface names");
+    }
+    for (const auto& name : iface_names(rv.iface)) {
+      if (if_nametoindex(name.c_str()) == 0) {
+        throw InputError(rv.iface_from + "=" + rv.iface + ": no interface '" + name +
+                         "' in this network namespace");
+      }
+    }
+  }
 }
 
-c10::intrusive_ptr<c10d::TCPStore> connect_store(const Rendezvous& rv) {
+c10::intrusive_ptr<c10d::Store> connect_store(const Rendezvous& rv) {
   c10d::TCPStoreOptions options;
   options.port = static_cast<uint16_t>(rv.master_port);
-  options.isServer = rv.rank == 0;
+  options.isServer = rv.rank == 0 && !rv.agent_store_attempt;
   options.numWorkers = rv.world_size;
   options.waitWorkers = true;
   options.timeout = rv.timeout;
-  return c10::make_intrusive<c10d::TCPStore>(rv.master_addr, options);
+  auto store = c10::make_intrusive<c10d::TCPStore>(rv.master_addr, options);
+  if (!rv.agent_store_attempt) return store;
+  // The agent's store outlives a failed attempt: a restarted group's keys
+  // must not meet the last one's, hence one prefix per attempt.
+  return c10::make_intrusive<c10d::PrefixStore>(agent_store_prefix(*rv.agent_store_attempt),
+                                                store);
 }
 
 c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv) {
   validate(rv);
   if (rv.world_size == 1) return {};
 
-  spdlog::info("rank {}: rendezvous at {}:{} ({} ranks, timeout {} s)", rv.rank, rv.master_addr,
-               rv.master_port, rv.world_size, rv.timeout.count() / 1000.0);
+  spdlog::info("rank {}: rendezvous at {}:{} ({} ranks, timeout {} s{})", rv.rank, rv.master_addr,
+               rv.master_port, rv.world_size, rv.timeout.count() / 1000.0,
+               rv.agent_store_attempt ? ", torchrun's agent hosts the store, attempt " +
+                                            std::to_string(*rv.agent_store_attempt)
+                                      : "");
   auto store = connect_store(rv);
 
   auto options = c10d::ProcessGroupGloo::Options::create(rv.timeout);
   if (!rv.iface.empty()) {
-    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(rv.iface));
+    for (const auto& name : iface_names(rv.iface))
+      options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(name));
   } else if (!rv.bind_addr.empty()) {
     options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(rv.bind_addr));
   } else if (is_loopback(rv.master_addr)) {

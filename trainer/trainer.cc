@@ -192,6 +192,8 @@ void run_training(const TrainOptions& o) {
                                  {"launcher", rv.launcher},
                                  {"local_rank", rv.local_rank}};
   if (!wire.device().empty()) start_fields["net_device"] = wire.device();
+  if (group && rv.agent_store_attempt)
+    start_fields["store_prefix"] = agent_store_prefix(*rv.agent_store_attempt);
   metrics.write("start", start_fields);
 
   torch::optim::SGD optimizer(model->parameters(),

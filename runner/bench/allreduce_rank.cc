@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
+#include <exception>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -75,10 +76,24 @@ void allreduce(const Channels& channels, const float* in, float* out, size_t cou
     gloo::allreduce(options);
   };
   if (channels.size() == 1) return slice(0);
+  // A lost peer fails every channel's allreduce: each failure is caught where
+  // it happens and the first rethrown here, after every channel has ended --
+  // escaping a thread it would abort the rank (std::terminate) instead of
+  // letting it say which collective failed.
+  std::vector<std::exception_ptr> failed(channels.size());
+  auto run = [&](size_t c) {
+    try {
+      slice(c);
+    } catch (...) {
+      failed[c] = std::current_exception();
+    }
+  };
   std::vector<std::thread> others;
-  for (size_t c = 1; c < channels.size(); ++c) others.emplace_back(slice, c);
-  slice(0);
+  for (size_t c = 1; c < channels.size(); ++c) others.emplace_back(run, c);
+  run(0);
   for (std::thread& t : others) t.join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
 }
 
 PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int rank,

@@ -52,6 +52,7 @@ void add_run_command(CLI::App& app) {
     std::string output = "runs";
     bool no_charts = false;
     std::string hosts;
+    std::string hosts_file;
     std::string iface;
     int host_index = -1;
     int ranks_per_host = 0;
@@ -74,31 +75,48 @@ void add_run_command(CLI::App& app) {
                                 "Host mode: the lab hosts' addresses, A,B[,...]; the first leads. "
                                 "Run the same command on every host")
                     ->group("Host mode");
-  auto* iface =
+  cmd->add_option("--hosts-file", flags->hosts_file,
+                  "Host mode: the lab hosts from a file, one address a line (# comments), "
+                  "the lead first; instead of --hosts")
+      ->excludes(hosts)
+      ->group("Host mode");
+  // The other host-mode options need --hosts or --hosts-file: checked in
+  // the callback (CLI11's needs() takes one option).
+  std::vector<CLI::Option*> host_options;
+  host_options.push_back(
       cmd->add_option("--iface", flags->iface, "Host mode: this host's lab interface (impaired)")
-          ->group("Host mode");
-  hosts->needs(iface);
-  iface->needs(hosts);
-  cmd->add_option("--host-index", flags->host_index,
-                  "Host mode: this host's place in --hosts [default: found from its addresses]")
-      ->check(positive_number(true))
-      ->needs(hosts)
-      ->group("Host mode");
-  cmd->add_option("--ranks-per-host", flags->ranks_per_host,
-                  "Host mode: ranks on each host [default: the lab's ranks / hosts]")
-      ->check(positive_number())
-      ->needs(hosts)
-      ->group("Host mode");
-  cmd->add_option("--port", flags->port,
-                  "Host mode: the lead's control store port; scenario i's rendezvous uses port+1+i")
-      ->check(CLI::Range(1, 65000))
-      ->needs(hosts)
-      ->capture_default_str()
-      ->group("Host mode");
+          ->group("Host mode"));
+  host_options.push_back(
+      cmd->add_option("--host-index", flags->host_index,
+                      "Host mode: this host's place in --hosts [default: found from its addresses]")
+          ->check(positive_number(true))
+          ->group("Host mode"));
+  host_options.push_back(
+      cmd->add_option("--ranks-per-host", flags->ranks_per_host,
+                      "Host mode: ranks on each host [default: the lab's ranks / hosts]")
+          ->check(positive_number())
+          ->group("Host mode"));
+  host_options.push_back(
+      cmd->add_option("--port", flags->port,
+                      "Host mode: the lead's control store port; scenario i's rendezvous uses "
+                      "port+1+i")
+          ->check(CLI::Range(1, 65000))
+          ->capture_default_str()
+          ->group("Host mode"));
   cmd->footer(
       "Example: fabriclab run 02 --quick --scenario clean --scenario latency\n"
-      "Host mode: fabriclab run 02 --hosts 192.168.56.11,192.168.56.12 --iface eth1   (on both)");
-  cmd->callback([flags] {
+      "Host mode: fabriclab run 02 --hosts 192.168.56.11,192.168.56.12 --iface eth1   (on both)\n"
+      "           fabriclab run 05 --hosts A,B,C,D --iface eth1   (on all four)");
+  cmd->callback([flags, host_options] {
+    const bool host_mode = !flags->hosts.empty() || !flags->hosts_file.empty();
+    for (const CLI::Option* option : host_options) {
+      if (option->count() > 0 && !host_mode)
+        throw InputError(option->get_name() +
+                         " is a host-mode option: it needs --hosts or --hosts-file");
+    }
+    if (host_mode && flags->iface.empty())
+      throw InputError(std::string(flags->hosts.empty() ? "--hosts-file" : "--hosts") +
+                       ": host mode needs --iface, this host's lab interface (ip -br addr)");
     runner::LabRunOptions options;
     const std::string labs = flags->labs_dir.empty() ? runner::default_labs_dir() : flags->labs_dir;
     options.lab_file = runner::find_lab_file(labs, flags->lab);
@@ -109,14 +127,16 @@ void add_run_command(CLI::App& app) {
     options.charts_in_terminal = !flags->no_charts;
     runner::load_lab(options.lab_file, options.quick);  // bad lab file: exit 2 before anything
     require_writable_folder("--output", flags->output);
-    if (!flags->hosts.empty()) {
+    if (host_mode) {
       // A real interface: no user namespace (it would hide the interface).
-      runner::host::HostRunOptions host_options{options,
-                                                runner::host::parse_host_list(flags->hosts),
-                                                flags->iface,
-                                                flags->host_index,
-                                                flags->ranks_per_host,
-                                                flags->port};
+      runner::host::HostRunOptions host_options{
+          options,
+          flags->hosts.empty() ? runner::host::read_host_file(flags->hosts_file)
+                               : runner::host::parse_host_list(flags->hosts),
+          flags->iface,
+          flags->host_index,
+          flags->ranks_per_host,
+          flags->port};
       const int code = runner::host::run_lab_on_hosts(host_options);
       if (code != 0) throw CommandExit{code};
       return;

@@ -29,6 +29,13 @@ void apply_launcher_env(const CLI::App& cmd, trainer::Rendezvous& rv) {
   if (env.local_rank && unset("--local-rank")) rv.local_rank = *env.local_rank;
   if (env.master_addr && unset("--master-addr")) rv.master_addr = *env.master_addr;
   if (env.master_port && unset("--master-port")) rv.master_port = *env.master_port;
+  rv.agent_store_attempt = env.agent_store_attempt;
+  // As in PyTorch, GLOO_SOCKET_IFNAME picks Gloo's interface(s); fabriclab's
+  // own flags (and the FABRICLAB_ variables its runner sets) still win.
+  if (env.gloo_socket_ifname && unset("--iface") && unset("--bind-addr")) {
+    rv.iface = *env.gloo_socket_ifname;
+    rv.iface_from = "GLOO_SOCKET_IFNAME";
+  }
 }
 
 // "--bucket-cap-mb 64" -> bytes; CLI11 prefixes the flag to the message.
@@ -60,7 +67,10 @@ void add_train_command(CLI::App& app) {
       "Rendezvous comes from the flags, else the launcher's environment: torchrun's or a\n"
       "PyTorchJob's (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK), or srun's\n"
       "(SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID; MASTER_ADDR or the first host of\n"
-      "SLURM_JOB_NODELIST). WORLD_SIZE=1 needs no network.\n"
+      "SLURM_JOB_NODELIST). Under torchrun's static rendezvous (TORCHELASTIC_USE_AGENT_STORE=True)\n"
+      "its agent hosts the store and every rank joins it. GLOO_SOCKET_IFNAME (comma-separated)\n"
+      "picks Gloo's interfaces when --iface and --bind-addr are not given.\n"
+      "WORLD_SIZE=1 needs no network.\n"
       "Metrics format: doc/metrics.md.\n"
       "Example: fabriclab train --model mlp --width 128 --epochs 1 --metrics m.jsonl");
 
@@ -119,7 +129,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--local-rank", rv.local_rank, "Rank on this host")->envname("LOCAL_RANK");
   cmd->add_option("--bind-addr", rv.bind_addr, "Address Gloo binds to (the lab network)")
       ->envname("FABRICLAB_BIND_ADDR");
-  cmd->add_option("--iface", rv.iface, "Interface Gloo binds to (instead of --bind-addr)")
+  cmd->add_option("--iface", rv.iface,
+                  "Interface(s) Gloo binds to, comma-separated (instead of --bind-addr)")
       ->envname("FABRICLAB_IFACE");
 
   cmd->callback([cmd, options, model, gemm, timeout_s] {

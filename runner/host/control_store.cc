@@ -1,5 +1,6 @@
 #include "runner/host/control_store.h"
 
+#include "runner/host/store_connection.h"
 #include "runner/process/stop_signals.h"
 
 #include <spdlog/spdlog.h>
@@ -17,23 +18,36 @@ constexpr auto kPollInterval = std::chrono::milliseconds(100);
 // One request to the store: a connected store answers in milliseconds.
 constexpr auto kRequestTimeout = std::chrono::seconds(10);
 
-std::unique_ptr<c10d::TCPStore> open_store(const std::string& lead, int port, bool server,
-                                           std::chrono::milliseconds timeout) {
+// The first line of an error (c10d appends a stack trace to its own).
+std::string first_line(const std::exception& e) {
+  const std::string what = e.what();
+  return what.substr(0, what.find('\n'));
+}
+
+// The lead's server. c10d's TCPStore object also connects a client of its
+// own to it (unused here: it lives and dies in the lead's process).
+std::unique_ptr<c10d::TCPStore> serve_store(const std::string& lead, int port,
+                                            std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions options;
   options.port = static_cast<uint16_t>(port);
-  options.isServer = server;
+  options.isServer = true;
   options.waitWorkers = false;  // hosts join through our own barrier, naming who is missing
   options.timeout = timeout;
   try {
-    auto store = std::make_unique<c10d::TCPStore>(lead, options);
-    store->setTimeout(kRequestTimeout);
-    return store;
+    return std::make_unique<c10d::TCPStore>(lead, options);
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    what = what.substr(0, what.find('\n'));
-    throw std::runtime_error(std::string(server ? "cannot serve" : "cannot reach") +
-                             " the control store at " + lead + ":" + std::to_string(port) + ": " +
-                             what);
+    throw std::runtime_error("cannot serve the control store at " + lead + ":" +
+                             std::to_string(port) + ": " + first_line(e));
+  }
+}
+
+std::unique_ptr<StoreConnection> connect_store(const std::string& lead, int port,
+                                               std::chrono::milliseconds connect_timeout) {
+  try {
+    return std::make_unique<StoreConnection>(lead, port, connect_timeout);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot reach the control store at " + lead + ":" +
+                             std::to_string(port) + ": " + first_line(e));
   }
 }
 
@@ -76,17 +90,14 @@ auto ControlStore::request(Request run) {
   const auto give_up = Clock::now() + kRetryWindow;
   while (true) {
     try {
+      if (!client_) client_ = connect_store(placement_.lead(), port_, kRequestTimeout);
       return run(*client_);
     } catch (const std::exception& e) {
-      std::string what = e.what();
-      what = what.substr(0, what.find('\n'));
+      // A connection that failed once is never used again (store_connection.h).
+      client_.reset();
+      const std::string what = first_line(e);
       if (!is_store_timeout(what) || Clock::now() > give_up) throw std::runtime_error(what);
       spdlog::debug("control store: {}; reconnecting", what);
-      try {
-        client_ = open_store(placement_.lead(), port_, false, kRequestTimeout);
-      } catch (const std::exception&) {
-        // still unreachable: the next attempt times out again, or succeeds
-      }
     }
   }
 }
@@ -94,17 +105,18 @@ auto ControlStore::request(Request run) {
 ControlStore::ControlStore(const HostPlacement& placement, int port,
                            std::chrono::milliseconds connect_timeout)
     : placement_(placement), port_(port) {
-  if (placement_.is_lead()) server_ = open_store(placement_.lead(), port, true, connect_timeout);
-  // c10d retries a refused connection until the timeout, but gives up at
-  // once on "no route to host": what a lead whose address is not up yet
-  // (a VM still booting) answers. Hosts may start in any order within
-  // connect_timeout, so keep trying until it has passed.
+  if (placement_.is_lead()) server_ = serve_store(placement_.lead(), port, connect_timeout);
+  // A refused connection (the lead not started yet) and "no route to host"
+  // (a lead whose address is not up yet: a VM still booting) fail at once.
+  // Hosts may start in any order within connect_timeout, so keep trying
+  // until it has passed.
   const auto give_up = Clock::now() + connect_timeout;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - Clock::now());
     try {
-      client_ = open_store(placement_.lead(), port, false,
-                           std::max(left, std::chrono::milliseconds(1000)));
+      client_ = connect_store(placement_.lead(), port,
+                              std::min(std::max(left, std::chrono::milliseconds(1000)),
+                                       std::chrono::milliseconds(kRequestTimeout)));
       return;
     } catch (const std::runtime_error& e) {
       // A Ctrl-C (the runner's StopSignals) ends the wait between tries.
@@ -118,7 +130,7 @@ ControlStore::ControlStore(const HostPlacement& placement, int port,
 
 ControlStore::ControlStore(const HostPlacement& placement, int port)
     : placement_(placement), port_(port) {
-  client_ = open_store(placement_.lead(), port, false, kRequestTimeout);
+  client_ = connect_store(placement_.lead(), port, kRequestTimeout);
 }
 
 ControlStore::~ControlStore() = default;
@@ -129,19 +141,20 @@ std::unique_ptr<ControlStore> ControlStore::another_client() const {
 
 void ControlStore::set_json(const std::string& key, const nlohmann::json& value) {
   const std::vector<uint8_t> bytes = bytes_of(value.dump());
-  request([&](c10d::TCPStore& store) {
+  request([&](StoreConnection& store) {
     store.set(key, bytes);
     return true;
   });
 }
 
 bool ControlStore::has(const std::string& key) {
-  return request([&](c10d::TCPStore& store) { return store.check({key}); });
+  return request([&](StoreConnection& store) { return store.check(key); });
 }
 
 std::optional<nlohmann::json> ControlStore::try_get_json(const std::string& key) {
   if (!has(key)) return std::nullopt;
-  const std::vector<uint8_t> bytes = request([&](c10d::TCPStore& store) { return store.get(key); });
+  const std::vector<uint8_t> bytes =
+      request([&](StoreConnection& store) { return store.get(key); });
   return nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
 }
 
@@ -155,7 +168,14 @@ nlohmann::json ControlStore::wait_json(const std::string& key, std::chrono::mill
 }
 
 int64_t ControlStore::add(const std::string& key, int64_t delta) {
-  return client_->add(key, delta);  // not retried (the heartbeat's): a retry could count twice
+  // Not retried (the heartbeat's): a retry could count twice.
+  if (!client_) client_ = connect_store(placement_.lead(), port_, kRequestTimeout);
+  try {
+    return client_->add(key, delta);
+  } catch (const std::exception&) {
+    client_.reset();
+    throw;
+  }
 }
 
 void ControlStore::barrier(const std::string& name, std::chrono::milliseconds timeout,

@@ -1,6 +1,9 @@
 // The control channel of a host-mode run: c10d's TCPStore (the key-value
 // store torchrun and DDP rendezvous with), served by the lead runner, so
-// host-mode runners need no protocol of their own. What goes through it
+// host-mode runners need no server of their own. Every host, the lead too,
+// talks to it through a StoreConnection (store_connection.h: c10d's protocol
+// without c10d 1.13's client, whose listener thread aborted a follower whose
+// lead went while it connected). What goes through it
 // (keys are documented where they are written, host_run.cc):
 //   the run (id, seed, lab, scenarios) from the lead; barriers before and
 //   after each scenario; each follower's scenario outcome and events, as
@@ -13,8 +16,8 @@
 // c10d 1.13's TCPStore server listens on every address of the lead (port
 // `port`); open that port between the lab hosts (README "Running on two VMs").
 //
-// Thread safety: one ControlStore per thread (the TCPStore client is one
-// socket); another_client() gives a second thread its own connection.
+// Thread safety: one ControlStore per thread (a client is one socket);
+// another_client() gives a second thread its own connection.
 // Errors: std::runtime_error naming the lead and port when the store cannot
 // be reached; the waits throw std::runtime_error naming what they waited for.
 // The store's traffic crosses the (impaired) lab link: requests that time out
@@ -32,6 +35,10 @@
 
 namespace c10d {
 class TCPStore;
+}
+
+namespace fabriclab::runner::host {
+class StoreConnection;
 }
 
 namespace fabriclab::runner::host {
@@ -78,7 +85,7 @@ class ControlStore {
   HostPlacement placement_;
   int port_;
   std::unique_ptr<c10d::TCPStore> server_;  // the lead's; owns the listening socket
-  std::unique_ptr<c10d::TCPStore> client_;
+  std::unique_ptr<StoreConnection> client_;
 };
 
 }  // namespace fabriclab::runner::host

@@ -52,9 +52,11 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
       {"retransmits", 0},   {"drops", 0}, {"link_bytes", 0}, {"links", nlohmann::json::object()},
       {"ranks", nlohmann::json::object()}};
   std::string scenario;
+  std::vector<std::string> failures;  // "host H (ADDR): rank ..." per failed host
   for (size_t h = 0; h < per_host.size(); ++h) {
     const ScenarioOutcome& o = per_host[h];
     const std::string who = placement.describe(static_cast<int>(h));
+    if (o.status == rundir::ScenarioStatus::kFailed) failures.push_back(who + ": " + o.message);
     if (o.status == rundir::ScenarioStatus::kSkipped &&
         merged.status == rundir::ScenarioStatus::kCompleted) {
       merged.status = o.status;  // skipped everywhere, as every host reads the same lab
@@ -122,6 +124,16 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
     }
   }
   if (merged.steps_completed < 0) merged.steps_completed = 0;  // no host ran ranks
+  // A rank lost on one host fails the ranks of the others for want of it:
+  // the host that lost a rank (killed by a signal) first, then the others.
+  if (merged.status == rundir::ScenarioStatus::kFailed && failures.size() > 1) {
+    std::stable_partition(failures.begin(), failures.end(), [](const std::string& f) {
+      return f.find("killed by signal") != std::string::npos;
+    });
+    merged.message.clear();
+    for (const std::string& f : failures)
+      merged.message += (merged.message.empty() ? "" : "; ") + f;
+  }
   auto runner_event = [&](const std::string& kind, nlohmann::json fields) {
     fields["v"] = rundir::kMetricsFormatVersion;
     fields["event"] = kind;

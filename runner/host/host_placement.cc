@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include "common/input_error.h"
@@ -20,7 +21,8 @@ std::string ipv4_text(const sockaddr* address) {
 }
 
 // An IPv4 address as is; a name through the resolver (first IPv4 answer).
-std::string resolve_ipv4(const std::string& entry) {
+// `where` names the entry's place for the error ("--hosts", "hosts.txt:3").
+std::string resolve_ipv4(const std::string& entry, const std::string& where) {
   in_addr parsed{};
   if (::inet_pton(AF_INET, entry.c_str(), &parsed) == 1) return entry;
   addrinfo hints{};
@@ -28,7 +30,7 @@ std::string resolve_ipv4(const std::string& entry) {
   addrinfo* found = nullptr;
   const int rc = ::getaddrinfo(entry.c_str(), nullptr, &hints, &found);
   if (rc != 0 || found == nullptr) {
-    throw InputError("--hosts: '" + entry +
+    throw InputError(where + ": '" + entry +
                      "' is neither an IPv4 address nor a name that resolves to one" +
                      (rc != 0 ? std::string(" (") + ::gai_strerror(rc) + ")" : ""));
   }
@@ -50,13 +52,43 @@ std::vector<std::string> parse_host_list(const std::string& text) {
   while (std::getline(in, entry, ',')) {
     if (entry.empty())
       throw InputError("--hosts '" + text + "': an empty entry (expected A,B[,...])");
-    const std::string address = resolve_ipv4(entry);
+    const std::string address = resolve_ipv4(entry, "--hosts");
     if (std::find(hosts.begin(), hosts.end(), address) != hosts.end())
       throw InputError("--hosts '" + text + "': " + entry + " (" + address + ") is listed twice");
     hosts.push_back(address);
   }
   if (hosts.size() < 2)
     throw InputError("--hosts '" + text + "': expected at least two hosts, e.g. 10.0.0.1,10.0.0.2");
+  return hosts;
+}
+
+std::vector<std::string> read_host_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("--hosts-file " + path + ": cannot read it");
+  std::vector<std::string> hosts;
+  std::vector<int> lines;  // where each host was listed
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string entry, extra;
+    if (!(words >> entry)) continue;
+    const std::string where = path + ":" + std::to_string(number);
+    if (words >> extra)
+      throw InputError(where + ": expected one host a line, found '" + entry + "' and '" + extra +
+                       "'");
+    const std::string address = resolve_ipv4(entry, where);
+    const auto earlier = std::find(hosts.begin(), hosts.end(), address);
+    if (earlier != hosts.end())
+      throw InputError(where + ": " + entry + (entry == address ? "" : " (" + address + ")") +
+                       " is listed twice (first on line " +
+                       std::to_string(lines[static_cast<size_t>(earlier - hosts.begin())]) + ")");
+    hosts.push_back(address);
+    lines.push_back(number);
+  }
+  if (hosts.size() < 2)
+    throw InputError("--hosts-file " + path + ": expected at least two hosts, one a line; found " +
+                     std::to_string(hosts.size()));
   return hosts;
 }
 

@@ -1,5 +1,5 @@
 // Host mode's cast: which machines take part, in what order, and which one
-// this runner is. The same `--hosts A,B` list is given on every machine; the
+// this runner is. The same `--hosts A,B[,...]` list is given on every machine; the
 // first host leads (it serves the control store and rank 0's rendezvous, and
 // writes the recording), and each machine finds its own place by matching
 // the list against its own addresses -- or is told with --host-index.
@@ -34,6 +34,12 @@ struct HostPlacement {
 // "A,B[,...]": IPv4 addresses, or names that resolve to one. At least two,
 // no duplicates (after resolving).
 std::vector<std::string> parse_host_list(const std::string& text);
+
+// The same from a file (`--hosts-file`): one host a line, in order, the lead
+// first; blank lines and "#" comments (whole-line or trailing) skipped.
+// InputError naming "FILE:LINE" for a bad or repeated entry, "FILE" when
+// it cannot be read or holds fewer than two hosts.
+std::vector<std::string> read_host_file(const std::string& path);
 
 // Every IPv4 address of this machine (its network namespace), from getifaddrs;
 // with `device`, only that interface's.

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "common/input_error.h"
@@ -17,6 +18,7 @@
 #include "runner/cleanup/interface_cleanup.h"
 #include "runner/cleanup/stale_runs.h"
 #include "runner/host/control_store.h"
+#include "runner/host/host_mode_fit.h"
 #include "runner/host/host_network.h"
 #include "runner/host/host_outcomes.h"
 #include "runner/host/peer_watch.h"
@@ -43,21 +45,19 @@ constexpr seconds kPeerSilentLimit{10};
 constexpr std::chrono::milliseconds kSettle{1000};
 constexpr seconds kGoodbyeTimeout{15};
 
-HostPlacement place(const HostRunOptions& options, const LabDefinition& lab) {
+// Refuses a lab host mode cannot run (host_mode_fit.h) before this host's
+// own place: every host of the run refuses it alike, saying what it needs.
+HostPlacement place(const HostRunOptions& options, const LabDefinition& lab,
+                    const std::vector<const ScenarioDefinition*>& scenarios) {
   HostPlacement p;
   p.hosts = options.hosts;
   const int n = static_cast<int>(p.hosts.size());
+  p.ranks_per_host = fit_lab_to_hosts(lab, scenarios, n, options.ranks_per_host);
   if (options.host_index >= n)
     throw InputError(
         fmt::format("--host-index {}: there are {} hosts (0..{})", options.host_index, n, n - 1));
   p.index = options.host_index >= 0 ? options.host_index
                                     : find_own_host_index(p.hosts, local_ipv4_addresses());
-  p.ranks_per_host = options.ranks_per_host > 0 ? options.ranks_per_host : lab.ranks / n;
-  if (p.ranks_per_host < 1 || p.world_size() != lab.ranks)
-    throw InputError(
-        fmt::format("lab {} has {} ranks, which does not make {} host(s) x {} rank(s) per host; "
-                    "give --ranks-per-host so that hosts x ranks per host = {}",
-                    lab.id, lab.ranks, n, std::max(p.ranks_per_host, 0), lab.ranks));
   return p;
 }
 
@@ -90,7 +90,7 @@ class HostLabRun {
       : options_(options),
         lab_(lab),
         scenarios_(select_scenarios(lab, options.lab.scenarios)),
-        placement_(place(options, lab)),
+        placement_(place(options, lab, scenarios_)),
         network_(placement_, options.iface) {
     if (::if_nametoindex(options.iface.c_str()) == 0)
       throw InputError("--iface " + options.iface + ": no such interface on this machine");
@@ -219,8 +219,17 @@ class HostLabRun {
         break;
       }
     }
+    if (watch_) {
+      for (int h : watch_->silent_hosts()) lost_hosts_.insert(h);
+    }
     watch_.reset();
-    say_goodbye();
+    // A follower whose lead went before taking its goodbye (killed after the
+    // last scenario, say) has no recording to hand its part to: it says so.
+    const std::string lost_lead = say_goodbye();
+    if (!lost_lead.empty() && run_problem_.empty()) {
+      console.print(fmt::format("\nhost mode: {}\n", lost_lead));
+      exit_code = 1;
+    }
     if (placement_.is_lead()) {
       recording.finish(options_.lab.charts_in_terminal);
     } else {
@@ -283,7 +292,7 @@ class HostLabRun {
       outcome.message = watch_->problem();
   }
 
-  // Every host's outcome of scenario `key`, merged; a host whose outcome
+  // Every host's outcome of scenario `key`, merged; each host whose outcome
   // does not come is reported lost, by name.
   ScenarioOutcome collect(const std::string& key, const ScenarioDefinition& s,
                           ScenarioOutcome own) {
@@ -297,10 +306,12 @@ class HostLabRun {
                               "waiting for " + placement_.describe(h) + "'s outcome",
                               [this] { return watch_->problem(); })));
       } catch (const std::exception& e) {
-        lost = e.what();
+        // With more than two hosts several may be lost: name every one.
+        lost += (lost.empty() ? "" : "; ") + std::string(e.what());
+        lost_hosts_.insert(h);
         ScenarioOutcome missing;
         missing.status = rundir::ScenarioStatus::kFailed;
-        missing.message = lost;
+        missing.message = e.what();
         missing.started_unix_s = per_host.front().started_unix_s;
         missing.ended_unix_s = per_host.front().ended_unix_s;
         per_host.push_back(std::move(missing));
@@ -326,24 +337,38 @@ class HostLabRun {
     return "lost the lead, " + placement_.describe(0) + ": the control store fails (" + what + ")";
   }
 
-  // The lead's runner serves the store: it leaves last, so that no follower
-  // still holds a connection when the server goes (c10d 1.13's client then
-  // aborts the process from its listener thread). Followers say "done" and
-  // drop their connection; the lead waits for them, briefly.
-  void say_goodbye() {
-    try {
-      if (!placement_.is_lead()) {
+  // The lead's runner serves the store: it leaves last, so that the
+  // followers' last requests are answered, not refused. Followers say "done"
+  // and drop their connection; the lead waits for every follower not lost
+  // (with more than two hosts, one lost host leaves others still connected).
+  // A follower whose lead goes first anyway -- killed, or a host lost --
+  // reports it and ends: its store connection cannot abort it
+  // (store_connection.h).
+  // Returns, on a follower, why its lead did not take the goodbye ("" if it did).
+  std::string say_goodbye() {
+    if (!placement_.is_lead()) {
+      try {
         store_->set_json("done/" + std::to_string(placement_.index), true);
+        store_->has("run");  // a set is not answered; this round trip proves the lead got it
         store_.reset();
-        return;
+        return "";
+      } catch (const std::exception& e) {
+        spdlog::debug("host mode: goodbye: {}", e.what());
+        store_.reset();
+        return "lost the lead, " + placement_.describe(0) +
+               ", before it took this host's goodbye: " + e.what();
       }
-      if (!run_problem_.empty()) return;  // a host is lost: nobody to wait for
-      for (int h = 1; h < static_cast<int>(placement_.hosts.size()); ++h)
-        store_->wait_json("done/" + std::to_string(h), kGoodbyeTimeout, "goodbye");
-      std::this_thread::sleep_for(kSettle);  // their connections close after the key
-    } catch (const std::exception& e) {
-      spdlog::debug("host mode: goodbye: {}", e.what());
     }
+    for (int h = 1; h < static_cast<int>(placement_.hosts.size()); ++h) {
+      if (lost_hosts_.count(h) != 0) continue;
+      try {
+        store_->wait_json("done/" + std::to_string(h), kGoodbyeTimeout, "goodbye");
+      } catch (const std::exception& e) {
+        spdlog::debug("host mode: goodbye from {}: {}", placement_.describe(h), e.what());
+      }
+    }
+    std::this_thread::sleep_for(kSettle);  // their connections close after the key
+    return "";
   }
 
   seconds longest_deadline() const {
@@ -381,7 +406,8 @@ class HostLabRun {
   const HostNetwork network_;
   std::unique_ptr<ControlStore> store_;
   std::unique_ptr<PeerWatch> watch_;
-  std::string run_problem_;  // a lost host or lead: the run ends after this scenario
+  std::string run_problem_;   // a lost host or lead: the run ends after this scenario
+  std::set<int> lost_hosts_;  // the lead's: hosts whose outcome did not come, or silent at the end
 };
 
 }  // namespace

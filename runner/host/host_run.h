@@ -1,7 +1,9 @@
-// A lab run in host mode: `fabriclab run NN --hosts A,B --iface IF` on every
-// lab host (README "Running on two VMs"). Each host's runner launches its own
-// ranks (no namespaces) and impairs its own interface towards/from the other
-// lab hosts only (host_network.h); the first host leads:
+// A lab run in host mode: `fabriclab run NN --hosts A,B[,...] --iface IF` (or
+// --hosts-file) on every lab host (README "Running on two VMs", "More than
+// two hosts"). A lab host mode cannot run is refused first (host_mode_fit.h).
+// Each host's runner launches its own ranks (no namespaces) and impairs its
+// own interface towards/from the other lab hosts only (host_network.h); the
+// first host leads:
 //
 //   lead                                   each follower
 //   serve the control store (port P)       connect to it (retrying: start in any order)
@@ -16,6 +18,9 @@
 //     every follower, merge, record it       ("s<i>/outcome/<h>")
 //   write the recording (run.json mode     keep a local run directory: its
 //     "host", hosts, every rank's events)    session, its ranks' logs and events
+//   wait for each follower not lost        say "done/<h>" and disconnect (a
+//     to say "done/<h>", then stop           finished host is never counted lost)
+//     serving the store
 //
 // A lost host, a store that fails or a Ctrl-C on any host ends the run after
 // the current scenario on every host ("run/stop"); the lead still writes the

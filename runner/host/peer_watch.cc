@@ -3,6 +3,8 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace fabriclab::runner::host {
 
 PeerWatch::PeerWatch(std::unique_ptr<ControlStore> store, std::chrono::seconds silent_limit)
@@ -10,7 +12,8 @@ PeerWatch::PeerWatch(std::unique_ptr<ControlStore> store, std::chrono::seconds s
       placement_(store_->placement()),
       silent_limit_(silent_limit),
       last_count_(placement_.hosts.size(), -1),
-      last_seen_(placement_.hosts.size(), Clock::now()) {
+      last_seen_(placement_.hosts.size(), Clock::now()),
+      done_(placement_.hosts.size(), false) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -39,6 +42,15 @@ void PeerWatch::beat() {
     std::vector<int64_t> counts;
     for (size_t h = 0; h < placement_.hosts.size(); ++h)
       counts.push_back(store_->add("alive/" + std::to_string(h), 0));
+    // A host that finished the run says "done" (host_run.cc) and stops
+    // beating: with more than two hosts the others may still be waiting
+    // for a lost one, and must not count it lost too. Asked only of a host
+    // that did not beat since the last look (one request less per host).
+    std::vector<size_t> now_done;
+    for (size_t h = 0; h < placement_.hosts.size(); ++h) {
+      if (!done_[h] && counts[h] == last_count_[h] && store_->has("done/" + std::to_string(h)))
+        now_done.push_back(h);
+    }
     auto stop = store_->try_get_json("run/stop");
     std::lock_guard<std::mutex> lock(mutex_);
     store_error_.clear();
@@ -46,6 +58,7 @@ void PeerWatch::beat() {
       if (counts[h] != last_count_[h]) last_seen_[h] = Clock::now();
       last_count_[h] = counts[h];
     }
+    for (size_t h : now_done) done_[h] = true;
     if (stop) stop_word_ = stop->get<std::string>();
   } catch (const std::exception& e) {
     std::string what = e.what();
@@ -72,16 +85,34 @@ std::string PeerWatch::problem() const {
   if (!placement_.is_lead() && !store_error_.empty())
     return "lost the lead, " + placement_.describe(0) + ": the control store fails (" +
            store_error_ + ")";
-  for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h) {
-    if (h == placement_.index) continue;
-    const auto silent = Clock::now() - last_seen_[static_cast<size_t>(h)];
-    if (silent > silent_limit_)
-      return fmt::format("lost {}: no heartbeat for {} s (host down, runner killed or network cut)",
-                         placement_.describe(h),
-                         std::chrono::duration_cast<std::chrono::seconds>(silent).count());
+  // Every silent host by name (with more than two, several may go at once),
+  // and the longest silence.
+  std::string lost;
+  Clock::duration longest{};
+  for (int h : silent_hosts_locked()) {
+    lost += (lost.empty() ? "" : ", ") + placement_.describe(h);
+    longest = std::max(longest, Clock::now() - last_seen_[static_cast<size_t>(h)]);
   }
+  if (!lost.empty())
+    return fmt::format("lost {}: no heartbeat for {} s (host down, runner killed or network cut)",
+                       lost, std::chrono::duration_cast<std::chrono::seconds>(longest).count());
   if (!stop_word_.empty()) return stop_word_;
   return "";
+}
+
+std::vector<int> PeerWatch::silent_hosts() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return silent_hosts_locked();
+}
+
+std::vector<int> PeerWatch::silent_hosts_locked() const {
+  std::vector<int> silent;
+  for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h) {
+    if (h != placement_.index && !done_[static_cast<size_t>(h)] &&
+        Clock::now() - last_seen_[static_cast<size_t>(h)] > silent_limit_)
+      silent.push_back(h);
+  }
+  return silent;
 }
 
 void PeerWatch::set_silent_limit(std::chrono::seconds limit) {

@@ -6,7 +6,9 @@
 // store is refused or reset (the lead's runner, which serves it, is gone).
 // A request that times out counts as silence, and the next beat reconnects.
 // A runner that ends the run early leaves its reason under "run/stop"
-// (host_run.cc); the others see it here.
+// (host_run.cc); the others see it here. A host that finished the run
+// ("done/<h>") is silent, not lost: with more than two hosts the others may
+// still be waiting for a lost one.
 //
 // The scenario watchdog polls problem() (ScenarioContext::external_failure),
 // so a lost peer ends the scenario within about `silent_limit`, well inside
@@ -43,8 +45,10 @@ class PeerWatch {
   PeerWatch(const PeerWatch&) = delete;
   PeerWatch& operator=(const PeerWatch&) = delete;
 
-  // "" while all is well; else one sentence naming the host and what happened.
+  // "" while all is well; else one sentence naming the host(s) and what happened.
   std::string problem() const;
+  // The hosts silent past the limit now (their places in the host list).
+  std::vector<int> silent_hosts() const;
   // Changes the limit and restarts every host's silence clock (we just heard
   // from all of them, or are about to give them a new chance).
   void set_silent_limit(std::chrono::seconds limit);
@@ -53,6 +57,7 @@ class PeerWatch {
   using Clock = std::chrono::steady_clock;
   void loop();
   void beat();
+  std::vector<int> silent_hosts_locked() const;  // mutex_ held
 
   std::unique_ptr<ControlStore> store_;
   const HostPlacement placement_;
@@ -60,6 +65,7 @@ class PeerWatch {
   mutable std::mutex mutex_;
   std::vector<int64_t> last_count_;
   std::vector<Clock::time_point> last_seen_;
+  std::vector<bool> done_;   // hosts that finished the run ("done/<h>"): never lost
   std::string store_error_;  // the last failed request, "" after a good one
   std::string stop_word_;    // "run/stop", when a host has set it
   bool quit_ = false;

@@ -31,6 +31,12 @@ nlohmann::json run_flow_probe(const LabNetwork& network, int from, int to, int s
   if (!have_from || !have_to)
     throw std::runtime_error("flow probe: ranks " + std::to_string(from) + " and " +
                              std::to_string(to) + " are not both on this machine");
+  // Two ranks of one host (host mode's --ranks-per-host, a placement) would
+  // measure its loopback, never the impaired link.
+  if (ends.sender_netns_fd == ends.receiver_netns_fd)
+    throw std::runtime_error("flow probe: ranks " + std::to_string(from) + " and " +
+                             std::to_string(to) +
+                             " share one host, whose loopback is not the impaired link");
   const TempDir tmp("fabriclab-flow");
   const IperfFlow flow = iperf_flow(ends, seconds, tmp);
   const double share =

@@ -7,8 +7,9 @@
 // The result is a `flow` event (recordings/FORMAT.md): goodput, bytes sent,
 // segments retransmitted, MSS, and the retransmitted share = retransmits x
 // MSS / bytes sent (the share of the flow's bytes TCP sent twice).
-// Errors: std::runtime_error when iperf3 fails or a rank is not on this
-// machine (host mode: the caller skips the probe then).
+// Errors: std::runtime_error when iperf3 fails, a rank is not on this
+// machine, or both share one host (host mode, placement: they would talk over
+// its loopback); the caller skips the probe then.
 #pragma once
 
 #include <nlohmann/json.hpp>

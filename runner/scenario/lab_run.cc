@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 
+#include "common/fault_point.h"
 #include "common/input_error.h"
 #include "netem/backend_probe.h"
 #include "netem/spec_parse.h"
@@ -108,6 +109,7 @@ int run_on_lab_network(const LabDefinition& lab,
   std::unique_ptr<Topology> topology = Topology::build(
       {lab.ranks, run_id, "10.77.0.0", lab.fabric.kind, lab.fabric.segmentation_offload}, ledger);
   console.print(topology->describe() + "\n");
+  fault_point("topology_built");
   const NamespaceNetwork network(*topology);
   auto lab_settings = apply_lab_sysctls(lab, network, console);
 

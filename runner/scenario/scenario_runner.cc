@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/fault_point.h"
 #include "runner/lab/link_plan.h"
 #include "runner/lab/seed_pick.h"
 #include "runner/ledger/ledger.h"
@@ -21,8 +22,8 @@
 #include "runner/recording/console.h"
 #include "runner/scenario/counter_sample.h"
 #include "runner/scenario/flow_probe.h"
-#include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/job_places.h"
+#include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/neighbour_flow.h"
 #include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
@@ -36,6 +37,8 @@ constexpr auto kPollInterval = std::chrono::milliseconds(100);
 // a stall or deadline may still be declared.
 constexpr auto kExitGrace = std::chrono::seconds(10);
 constexpr auto kCounterInterval = std::chrono::seconds(1);
+// How long the other ranks get to end on their own once one has failed.
+constexpr auto kPeerFailureGrace = std::chrono::seconds(3);
 
 double unix_now_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -119,8 +122,10 @@ class ScenarioRun {
     add_event("scenario_start", {{"impairments", impairments_json()}, {"condition", s_.condition}});
     try {
       apply_link_settings();
+      fault_point("impairment_applied");
       baseline_ = read_counter_sample(network_, drops_of(settings_), sample_of(settings_));
       launch_ranks();
+      fault_point("ranks_launched");
       start_neighbours();
       outcome_.ranks_here = static_cast<int>(ranks_.size());
       if (ranks_.empty()) {
@@ -135,6 +140,7 @@ class ScenarioRun {
       outcome_.message = e.what();
     }
     stop_ranks();
+    fault_point("ranks_stopped");
     stop_neighbours();
     collect_events();  // what the ranks wrote before they stopped
     sample_counters();
@@ -329,6 +335,7 @@ class ScenarioRun {
         last_counters = Clock::now();
       }
       show_progress(seconds_since(start));
+      if (steps_done() >= 2) fault_point("mid_scenario");
 
       if (StopSignals::stop_requested()) {
         outcome_.status = rundir::ScenarioStatus::kInterrupted;
@@ -379,28 +386,51 @@ class ScenarioRun {
     return true;
   }
 
-  // True when the outcome is decided by the ranks' exits.
+  // True when the outcome is decided by the ranks' exits. A rank that fails
+  // fails the scenario; the message names first the rank that was lost (one
+  // killed by a signal: the others only failed for want of it), then what
+  // the others said -- they get kPeerFailureGrace to notice the loss
+  // themselves (a reset connection ends Gloo's collective at once).
   bool check_rank_exits() {
     bool all_done = true;
-    for (size_t r = 0; r < ranks_.size(); ++r) {
-      const auto status = ranks_[r].poll();
-      if (!status) {
-        all_done = false;
-        continue;
-      }
-      if (!status->success()) {
-        collect_events();
-        outcome_.status = rundir::ScenarioStatus::kFailed;
-        outcome_.message = fmt::format("rank {} {}: {}", states_[r].rank, status->describe(),
-                                       last_line_of(states_[r].log_path));
-        return true;
-      }
+    bool any_failed = false;
+    for (Process& rank : ranks_) {
+      const auto status = rank.poll();
+      all_done = all_done && status.has_value();
+      any_failed = any_failed || (status && !status->success());
+    }
+    if (any_failed) {
+      const auto give_up = Clock::now() + kPeerFailureGrace;
+      while (Clock::now() < give_up && std::any_of(ranks_.begin(), ranks_.end(), [](Process& r) {
+               return !r.poll().has_value();
+             }))
+        std::this_thread::sleep_for(kPollInterval);
+      collect_events();
+      outcome_.status = rundir::ScenarioStatus::kFailed;
+      outcome_.message = describe_rank_failures();
+      return true;
     }
     if (all_done) {
       outcome_.status = rundir::ScenarioStatus::kCompleted;
       return true;
     }
     return false;
+  }
+
+  std::string describe_rank_failures() {
+    std::vector<size_t> failed;
+    for (size_t r = 0; r < ranks_.size(); ++r) {
+      const auto status = ranks_[r].poll();
+      if (status && !status->success()) failed.push_back(r);
+    }
+    std::stable_partition(failed.begin(), failed.end(),
+                          [&](size_t r) { return ranks_[r].poll()->signaled; });
+    std::string message;
+    for (size_t r : failed) {
+      message += fmt::format("{}rank {} {}: {}", message.empty() ? "" : "; then ", states_[r].rank,
+                             ranks_[r].poll()->describe(), last_line_of(states_[r].log_path));
+    }
+    return message;
   }
 
   void collect_events() {

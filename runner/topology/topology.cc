@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/fault_point.h"
 #include "common/input_error.h"
 #include "common/scoped_netns.h"
 #include "runner/ledger/run_id.h"
@@ -296,6 +297,7 @@ void Topology::destroy() {
   for (auto owned = namespaces_.rbegin(); owned != namespaces_.rend(); ++owned) {
     owned->ns.destroy();
     ledger_.forget(owned->entry);
+    if (owned == namespaces_.rbegin() && namespaces_.size() > 1) fault_point("teardown");
   }
   namespaces_.clear();
   switches_.clear();

@@ -52,6 +52,30 @@ TEST(LauncherEnv, TorchrunKubeflowAndPlainRankAreToldApart) {
   EXPECT_EQ(read({}).launcher, "none");
 }
 
+// torchrun's static rendezvous (its default): the agent hosts the store, and
+// the restart count picks the key prefix.
+TEST(LauncherEnv, TorchrunsAgentStoreGivesTheAttempt) {
+  std::map<std::string, std::string> torchrun = {{"RANK", "0"},
+                                                 {"WORLD_SIZE", "2"},
+                                                 {"TORCHELASTIC_RUN_ID", "none"},
+                                                 {"TORCHELASTIC_RESTART_COUNT", "3"},
+                                                 {"TORCHELASTIC_USE_AGENT_STORE", "True"}};
+  EXPECT_EQ(read(torchrun).agent_store_attempt, 3);
+  torchrun["TORCHELASTIC_USE_AGENT_STORE"] = "False";
+  EXPECT_EQ(read(torchrun).agent_store_attempt, std::nullopt) << "c10d/standalone: rank 0 hosts";
+  torchrun["TORCHELASTIC_USE_AGENT_STORE"] = "True";
+  torchrun.erase("TORCHELASTIC_RESTART_COUNT");
+  try {
+    read(torchrun);
+    ADD_FAILURE() << "an agent store without an attempt was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("TORCHELASTIC_RESTART_COUNT"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(read({{"GLOO_SOCKET_IFNAME", "eth0,eth1"}}).gloo_socket_ifname, "eth0,eth1");
+  EXPECT_EQ(read({}).gloo_socket_ifname, std::nullopt);
+}
+
 TEST(LauncherEnv, BadValuesNameTheVariable) {
   EXPECT_THROW(read({{"SLURM_PROCID", "x"}}), std::invalid_argument);
   try {

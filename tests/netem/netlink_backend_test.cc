@@ -147,6 +147,22 @@ TEST_F(NetlinkBackendTest, OnlyPeerTrafficGoesThroughTheImpairedClass) {
   EXPECT_GE(leaf_packets(), after_other + 3) << "peer traffic did not reach the impaired leaf";
 }
 
+// Host mode with more than two hosts impairs towards several peers at once
+// (one u32 filter each, in one priority): every peer's traffic is impaired.
+TEST_F(NetlinkBackendTest, SeveralPeersEachGoThroughTheImpairedClass) {
+  install_peer_tree({"10.77.0.2", "10.77.0.3"});
+  const std::string filters = lab_->in_a("tc filter show dev va");
+  EXPECT_NE(filters.find("match 0a4d0002/ffffffff at 16"), std::string::npos) << filters;
+  EXPECT_NE(filters.find("match 0a4d0003/ffffffff at 16"), std::string::npos) << filters;
+  for (const char* peer : {"10.77.0.2", "10.77.0.3"}) {
+    const uint64_t before = leaf_packets();
+    int st = 0;
+    lab_->in_a(std::string("ping -c 3 -i 0.2 -W 1 ") + peer + " >/dev/null 2>&1", &st);
+    EXPECT_EQ(st, 0) << peer << " unreachable through the htb tree";
+    EXPECT_GE(leaf_packets(), before + 3) << peer << "'s traffic did not reach the impaired leaf";
+  }
+}
+
 TEST_F(NetlinkBackendTest, ClearRestoresTheDeviceAndLeavesNothing) {
   install_peer_tree({"10.77.0.2"});
   ASSERT_TRUE(has_fabriclab_qdisc());

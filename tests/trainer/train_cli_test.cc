@@ -47,7 +47,19 @@ INSTANTIATE_TEST_SUITE_P(
                                "RANK must be in [0, WORLD_SIZE=2)"},
                       BadInput{{}, {{"MASTER_PORT", "99999"}}, "MASTER_PORT must be in 1..65535"},
                       BadInput{{}, {{"RANK", "x"}}, "rank = x"},
-                      BadInput{{"--compute-slowdown", "0.5"}, {}, "--compute-slowdown"}));
+                      BadInput{{"--compute-slowdown", "0.5"}, {}, "--compute-slowdown"},
+                      BadInput{{},
+                               {{"WORLD_SIZE", "2"}, {"RANK", "0"}, {"MASTER_ADDR", "127.0.0.1"},
+                                {"GLOO_SOCKET_IFNAME", "lo,nosuch0"}},
+                               "GLOO_SOCKET_IFNAME=lo,nosuch0: no interface 'nosuch0'"},
+                      BadInput{{"--iface", "nosuch0"},
+                               {{"WORLD_SIZE", "2"}, {"RANK", "0"}, {"MASTER_ADDR", "127.0.0.1"}},
+                               "--iface=nosuch0: no interface 'nosuch0'"},
+                      BadInput{{},
+                               {{"WORLD_SIZE", "2"}, {"RANK", "0"}, {"MASTER_ADDR", "127.0.0.1"},
+                                {"TORCHELASTIC_RUN_ID", "none"},
+                                {"TORCHELASTIC_USE_AGENT_STORE", "True"}},
+                               "needs TORCHELASTIC_RESTART_COUNT"}));
 
 TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
   const std::string dir = make_temp_dir("train-schema");

@@ -269,6 +269,57 @@ TEST_F(RunCommandTest, AKilledRankFailsItsScenarioAndTheRunGoesOn) {
   expect_nothing_left(before, run_id);
 }
 
+// Three ranks in an allreduce sweep of big messages; rank 1 SIGKILLed in the
+// middle of it. Its peers notice on their own (their connections to it are
+// reset) and end with their own error well within their timeout; the
+// scenario is FAILED naming rank 1 first, in run.json and in metrics.jsonl;
+// the runner exits 1 and leaves nothing.
+TEST_F(RunCommandTest, ARankKilledMidAllreduceIsNamedAndItsPeersEndOnTheirOwn) {
+  std::filesystem::create_directories(labs_ + "/92-test");
+  std::ofstream(labs_ + "/92-test/lab.toml")
+      << "[lab]\nid = \"92\"\ntitle = \"test\"\nsummary = \"test\"\n"
+      << "[workload]\nkind = \"allreduce\"\nminbytes = 4194304\nmaxbytes = 67108864\n"
+      << "iters = 40\nwarmup_iters = 1\ntimeout_s = 60\n"
+      << "[topology]\nranks = 3\n"
+      << scenario("sweep", "", 120, 60);
+  HostState before;
+  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
+  const std::string run_id = wait_for_run_id(before, 30s);
+  ASSERT_FALSE(run_id.empty()) << runner.output();
+  ASSERT_TRUE(wait_for_training(output_, 60s)) << runner.output();
+  pid_t rank1 = -1;
+  for (pid_t pid : testing::marked_processes(run_id)) {
+    const std::string environ =
+        std::string(1, '\0') + testing::read_file("/proc/" + std::to_string(pid) + "/environ");
+    if (environ.find(std::string("\0RANK=1\0", 8)) != std::string::npos) rank1 = pid;
+  }
+  ASSERT_GT(rank1, 0) << "no process of rank 1";
+  ASSERT_EQ(::kill(rank1, SIGKILL), 0);
+  const auto killed_at = std::chrono::steady_clock::now();
+  auto status = runner.wait(60s);
+  const double after_kill_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+  ASSERT_TRUE(status.exited) << runner.output();
+  EXPECT_EQ(status.code, 1) << runner.output();
+  EXPECT_LT(after_kill_s, 20) << "the run took long to end after the kill (rank timeout 60 s)";
+
+  const nlohmann::json run = read_run_json(output_);
+  ASSERT_FALSE(run.is_null()) << runner.output();
+  const auto& sweep = scenario_in(run, "sweep");
+  EXPECT_EQ(sweep["status"], "failed");
+  const std::string message = sweep["message"].get<std::string>();
+  EXPECT_EQ(message.rfind("rank 1 killed by signal 9", 0), 0u) << message;
+  // Both peers ended by themselves, each with its own error.
+  EXPECT_NE(message.find("then rank 0 exited with code"), std::string::npos) << message;
+  EXPECT_NE(message.find("then rank 2 exited with code"), std::string::npos) << message;
+  bool failed_end = false;
+  for (const auto& event : events_of(output_, "sweep"))
+    failed_end |=
+        event.value("event", "") == "scenario_end" && event.value("status", "") == "failed";
+  EXPECT_TRUE(failed_end) << "no failed scenario_end in metrics.jsonl";
+  expect_nothing_left(before, run_id);
+}
+
 // Kills the runner of the lab in labs_ with SIGKILL once its ranks train;
 // its namespaces (`namespaces` of them, mounted under /run/netns) outlive
 // it, and `fabriclab cleanup` removes exactly them, with every process of

@@ -21,6 +21,31 @@ TEST(FlowProbeRanks, FromTheFirstImpairedRankToTheNextInTheRing) {
   EXPECT_EQ(flow_probe_ranks({}, 4), std::make_pair(0, 1));
 }
 
+// Two ranks in the runner's own namespace, as host mode's --ranks-per-host 2
+// launches them: their flow would cross the loopback, never the lab link.
+class TwoRanksOnOneHost : public LabNetwork {
+ public:
+  int world_size() const override { return 2; }
+  std::string master_addr() const override { return "10.0.0.1"; }
+  std::vector<LocalRank> local_ranks() const override {
+    return {{0, 0, 2, -1, "host 10.0.0.1", "10.0.0.1"}, {1, 1, 2, -1, "host 10.0.0.1", "10.0.0.1"}};
+  }
+  std::vector<netem::Target> impairment_targets(const std::vector<int>&,
+                                                netem::Direction) const override {
+    return {};
+  }
+  std::vector<CounterSource> counter_sources() const override { return {}; }
+};
+
+TEST(FlowProbe, RefusesTwoRanksThatShareAHost) {
+  try {
+    run_flow_probe(TwoRanksOnOneHost(), 0, 1, 1);
+    ADD_FAILURE() << "probed a host's loopback";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("share one host"), std::string::npos) << e.what();
+  }
+}
+
 using FlowProbeTest = testing::NetnsTest;
 
 TEST_F(FlowProbeTest, OneIperf3FlowBetweenTwoRanks) {

@@ -1,0 +1,90 @@
+#include "runner/host/host_mode_fit.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include "common/input_error.h"
+
+namespace fabriclab::runner::host {
+namespace {
+
+// "4 hosts, or 2 hosts with --ranks-per-host 2": every way to spread `ranks`
+// over two or more hosts.
+std::string ways_to_place(int ranks) {
+  std::string ways;
+  for (int hosts = ranks; hosts >= 2; --hosts) {
+    if (ranks % hosts != 0) continue;
+    const int per_host = ranks / hosts;
+    ways += (ways.empty() ? "" : ", or ") + std::to_string(hosts) + " hosts" +
+            (per_host == 1 ? "" : " with --ranks-per-host " + std::to_string(per_host));
+  }
+  return ways;
+}
+
+// What a scenario needs that host mode cannot give; "" = nothing.
+std::string unhostable_need(const ScenarioDefinition& s) {
+  for (const auto& [key, value] : s.every_link_setting())
+    if (key == "queue")
+      return "a queue at the switch port the ranks share (queue = \"" + value + "\")";
+  if (!s.neighbours.empty())
+    return "neighbour flows between ranks of the lab's switch (neighbours)";
+  return "";
+}
+
+void check_fabric(const LabDefinition& lab) {
+  if (lab.fabric.kind == "leaf_spine" || !lab.fabric.uplinks.empty())
+    throw InputError(fmt::format(
+        "lab {} needs a {} fabric (top-of-rack and spine switches{}), which fabriclab builds from "
+        "namespaces on one machine; host mode has only the machines' own network and cannot "
+        "build or shape one. Run lab {} without --hosts",
+        lab.id, lab.fabric.kind,
+        lab.fabric.uplinks.empty() ? "" : ", uplinks \"" + lab.fabric.uplinks + "\"", lab.id));
+  if (!lab.fabric.host_links.empty())
+    throw InputError(fmt::format(
+        "lab {} shapes every rank's link to its switch (host_links = \"{}\"); host mode leaves "
+        "the machines' NICs as they are. Run lab {} without --hosts",
+        lab.id, lab.fabric.host_links, lab.id));
+}
+
+void check_scenarios(const LabDefinition& lab,
+                     const std::vector<const ScenarioDefinition*>& scenarios) {
+  std::string refused, runnable;
+  for (const ScenarioDefinition* s : scenarios) {
+    const std::string need = unhostable_need(*s);
+    if (!need.empty()) refused += fmt::format("\n  {}: {}", s->name, need);
+  }
+  if (refused.empty()) return;
+  for (const ScenarioDefinition& s : lab.scenarios)
+    if (unhostable_need(s).empty()) runnable += " --scenario " + s.name;
+  throw InputError(fmt::format(
+      "lab {}: host mode cannot run these scenarios, whose switch exists only in namespace "
+      "mode:{}\nrun them without --hosts{}",
+      lab.id, refused, runnable.empty() ? "" : "; on the hosts, run only the others:" + runnable));
+}
+
+}  // namespace
+
+int fit_lab_to_hosts(const LabDefinition& lab,
+                     const std::vector<const ScenarioDefinition*>& scenarios, int hosts,
+                     int ranks_per_host) {
+  if (lab.ranks < 2)
+    throw InputError(fmt::format(
+        "lab {} runs {} rank: nothing crosses a network, so there is nothing to spread over "
+        "hosts. Run it without --hosts",
+        lab.id, lab.ranks));
+  check_fabric(lab);
+  check_scenarios(lab, scenarios);
+  const int per_host = ranks_per_host > 0 ? ranks_per_host : lab.ranks / hosts;
+  if (per_host < 1 || hosts * per_host != lab.ranks) {
+    const std::string given =
+        ranks_per_host > 0 ? fmt::format("{} hosts x {} rank(s) per host make {}", hosts, per_host,
+                                         hosts * per_host)
+        : per_host < 1     ? fmt::format("{} hosts are more than that", hosts)
+                           : fmt::format("{} hosts cannot share them evenly", hosts);
+    throw InputError(
+        fmt::format("lab {} runs {} ranks; {}. Host mode needs hosts x ranks per host = {}: {}",
+                    lab.id, lab.ranks, given, lab.ranks, ways_to_place(lab.ranks)));
+  }
+  return per_host;
+}
+
+}  // namespace fabriclab::runner::host
