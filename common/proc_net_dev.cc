@@ -4,6 +4,8 @@
 #include <sstream>
 #include <vector>
 
+#include "common/file_text.h"
+
 namespace fabriclab {
 namespace {
 
@@ -41,11 +43,9 @@ std::map<std::string, DeviceCounters> parse_proc_net_dev(const std::string& text
 
 std::optional<DeviceCounters> read_device_counters(const std::string& path,
                                                    const std::string& device) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto devices = parse_proc_net_dev(text.str());
+  const std::optional<std::string> text = try_read_file_text(path);
+  if (!text) return std::nullopt;
+  const auto devices = parse_proc_net_dev(*text);
   const auto it = devices.find(device);
   if (it == devices.end()) return std::nullopt;
   return it->second;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/file_text.h"
 #include "common/scoped_netns.h"
 #include "common/temp_dir.h"
 #include "netem/queue/port_spec.h"
@@ -85,10 +86,7 @@ uint64_t nfqueue_kernel_drops(int netns_fd) {
   std::string text;
   {
     ScopedNetns inside(netns_fd);
-    std::ifstream in("/proc/net/netfilter/nfnetlink_queue");
-    std::stringstream s;
-    s << in.rdbuf();
-    text = s.str();
+    text = read_file_text("/proc/net/netfilter/nfnetlink_queue");
   }
   uint64_t drops = 0;
   std::istringstream lines(text);

@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "common/file_text.h"
 #include "common/temp_dir.h"
 #include "runner/page/html_text.h"
 #include "runner/report/chart_kind.h"
@@ -13,13 +14,6 @@
 
 namespace fabriclab::runner::page {
 namespace {
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Markup that could run code or fetch something, in any case.
 const std::regex& active_content() {
@@ -108,7 +102,7 @@ ChartsHtml charts_section(const report::RunDirectory& run,
   for (const auto& path : charts.svg_files) {
     const std::string stem = path.stem().string();
     std::string why;
-    const std::optional<std::string> svg = inline_svg(read_file(path), stem + "-", why);
+    const std::optional<std::string> svg = inline_svg(read_file_text(path), stem + "-", why);
     if (!svg) {
       out.problems.push_back("chart " + stem + " left out: " + why);
       continue;

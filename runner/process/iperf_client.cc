@@ -9,18 +9,12 @@
 #include <thread>
 #include <vector>
 
+#include "common/file_text.h"
 #include "common/scoped_netns.h"
 #include "runner/process/process.h"
 
 namespace fabriclab::runner {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
@@ -28,7 +22,7 @@ bool port_listening(int netns_fd, int port) {
   std::string tcp;
   {
     ScopedNetns in_ns(netns_fd);
-    tcp = read_file("/proc/thread-self/net/tcp");
+    tcp = read_file_text("/proc/thread-self/net/tcp");
   }
   char needle[32];
   std::snprintf(needle, sizeof needle, ":%04X 00000000:0000 0A", port);
@@ -47,9 +41,9 @@ std::string run_client(const std::vector<std::string>& argv, int netns_fd,
   if (!p.wait_for(std::chrono::seconds(timeout_s))) {
     p.terminate();
     throw std::runtime_error(argv.front() + " did not finish within " + std::to_string(timeout_s) +
-                             " s: " + read_file(out_path));
+                             " s: " + read_file_text(out_path));
   }
-  return read_file(out_path);
+  return read_file_text(out_path);
 }
 
 namespace {

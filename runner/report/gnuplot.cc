@@ -8,17 +8,11 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "common/file_text.h"
 #include "runner/process/process.h"
 
 namespace fabriclab::runner::report {
 namespace {
-
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -62,7 +56,7 @@ GnuplotRun run_gnuplot(const std::filesystem::path& gnuplot, const std::filesyst
       run.error = fmt::format("gnuplot {} timed out after {} s", script_name,
                               std::chrono::duration_cast<std::chrono::seconds>(timeout).count());
     } else if (!status->success()) {
-      std::string log = read_all(log_path);
+      std::string log = read_file_text(log_path);
       if (log.size() > 600) log = "..." + log.substr(log.size() - 600);
       run.error = fmt::format("gnuplot {} {}: {}", script_name, status->describe(), log);
     } else {
@@ -71,7 +65,7 @@ GnuplotRun run_gnuplot(const std::filesystem::path& gnuplot, const std::filesyst
   } catch (const std::exception& error) {
     run.error = error.what();
   }
-  run.output = read_all(output_path);
+  run.output = read_file_text(output_path);
   std::error_code ignored;
   std::filesystem::remove(output_path, ignored);  // the text lives in the caller's file
   return run;

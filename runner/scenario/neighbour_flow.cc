@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/file_text.h"
 #include "runner/process/iperf_client.h"
 #include "runner/topology/lab_network.h"
 
@@ -18,13 +19,6 @@ namespace {
 
 constexpr int kFirstPort = 5301;  // the flow probe has iperf3's 5201
 constexpr int kLongest_s = 86400;  // the client runs until stopped
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::optional<LocalRank> local_rank(const LabNetwork& network, int rank) {
   for (const LocalRank& local : network.local_ranks())
@@ -123,7 +117,7 @@ std::vector<nlohmann::json> NeighbourFlows::stop() {
                             {"retransmits", nullptr},
                             {"rtt_ms", nullptr},
                             {"max_rtt_ms", nullptr}};
-    const std::string text = read_text(r.output);
+    const std::string text = read_file_text(r.output);
     const auto json = nlohmann::json::parse(text, nullptr, false);
     const nlohmann::json sent = json.is_discarded()
                                     ? nlohmann::json()
@@ -141,7 +135,7 @@ std::vector<nlohmann::json> NeighbourFlows::stop() {
       // interrupted iperf3 server reports no end of its own, and may repeat
       // its last interval); the sender's count would include what was still
       // in flight or held at a paused link when it stopped.
-      if (const auto received = received_mbps(read_text(r.server_output)))
+      if (const auto received = received_mbps(read_file_text(r.server_output)))
         event["mbps"] = *received;
       else
         event["error"] = "the iperf3 server reported no whole second";

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/file_text.h"
 #include "common/scoped_netns.h"
 
 namespace fabriclab::runner {
@@ -14,10 +15,7 @@ namespace {
 std::string read_proc_net(int netns_fd, const std::string& file) {
   try {
     ScopedNetns inside(netns_fd);
-    std::ifstream in("/proc/thread-self/net/" + file);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    return read_file_text("/proc/thread-self/net/" + file);
   } catch (const std::exception&) {
     return "";
   }
