@@ -191,7 +191,12 @@ class Parser : private TcWords {
     }
     if (i_ < w_.size() && matches(w_[i_], "bytes")) {
       ++i_;
-      sl.max_bytes = static_cast<int32_t>(size(next_value("a number of bytes"), "a size in bytes"));
+      const size_t v = next_value("a number of bytes");
+      const uint32_t bytes = size(v, "a size in bytes");
+      // The kernel's field is signed: tc wraps 2gb and more to a negative number.
+      if (bytes > static_cast<uint32_t>(INT32_MAX))
+        fail(v, quoted(v) + " is too large; expected a size in bytes below 2gb");
+      sl.max_bytes = static_cast<int32_t>(bytes);
     }
   }
 

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz/) with clang and runs them.
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build-dir DIR] [--fresh] [--build-only] [target...]
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build-dir DIR] [--work W] [--fresh]
+#                   [--build-only] [target...]
 #
 # --seconds N   how long each target runs (default 60); libFuzzer's -max_total_time
 # --jobs J      targets run at the same time (default 1), each under nice 19
 # --build-dir   the fuzz build tree (default build/fuzz)
+# --work W      where corpora, logs and crashing inputs go (default DIR)
 # --fresh       start from the checked-in seeds (tests/fuzz/corpus/TARGET),
-#               not from what earlier runs added (DIR/corpus/TARGET)
+#               not from what earlier runs added (W/corpus/TARGET)
 # --build-only  configure and build, run nothing
 # No target: all of them (DIR/fuzz_targets.txt).
 #
-# Each run writes DIR/logs/TARGET.log, keeps its corpus in DIR/corpus/TARGET
-# and any crashing input in DIR/artifacts/TARGET/, and prints one line:
+# Each run writes W/logs/TARGET.log, keeps its corpus in W/corpus/TARGET
+# and any crashing input in W/artifacts/TARGET/, and prints one line:
 #   TARGET  execs N  exec/s N  cov N  ft N  corpus N  ok|CRASH (artifact)
 # Exit: 0 all ran clean, 1 a target crashed (or the build failed), 77 clang
 # or libFuzzer's runtime is missing (ctest reports the test skipped).
@@ -22,6 +24,7 @@ cd "$(dirname "$0")/.."
 seconds=60
 jobs=1
 dir=build/fuzz
+work=
 fresh=0
 build_only=0
 targets=()
@@ -30,9 +33,10 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --build-dir) dir="$2"; shift 2 ;;
+    --work) work="$2"; shift 2 ;;
     --fresh) fresh=1; shift ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -65,12 +69,13 @@ nice -n 19 cmake --build "$dir" -j"$(nproc)" >"$dir/build.log" 2>&1 || {
 
 [ ${#targets[@]} -eq 0 ] && read -r -a targets <"$dir/fuzz_targets.txt"
 bin="$dir/tests/fuzz"
-mkdir -p "$dir/logs"
+work=${work:-$dir}
+mkdir -p "$work/logs"
 
 run_one() {
   local t="$1"
   [ -x "$bin/$t" ] || { echo "fuzz.sh: no target $t (known: $(cat "$dir/fuzz_targets.txt"))" >&2; return 1; }
-  local corpus="$dir/corpus/$t" artifacts="$dir/artifacts/$t/" log="$dir/logs/$t.log"
+  local corpus="$work/corpus/$t" artifacts="$work/artifacts/$t/" log="$work/logs/$t.log"
   [ "$fresh" = 1 ] && rm -rf "$corpus"
   mkdir -p "$corpus" "$artifacts"
   cp -n tests/fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null || true

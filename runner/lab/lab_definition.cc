@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -76,8 +77,8 @@ class LabReader {
     const toml::node* node = t.get(key);
     if (!node) return fallback;
     if (!node->is_number()) fail(node, key, "expected a number");
-    const double value = node->value<double>().value();
-    if (value < min || value > max) {
+    const double value = *toml_number(*node);
+    if (!(value >= min && value <= max)) {  // nan too
       fail(node, key,
            "expected a number in [" + std::to_string(min) + ", " + std::to_string(max) +
                "], got " + std::to_string(value));
@@ -152,8 +153,9 @@ std::string param_value(const LabReader& r, const Workload& workload, const std:
     }
     return std::to_string(node.as_integer()->get());
   }
-  if (!node.is_number()) r.fail(&node, key, "expected a number");
-  return std::to_string(node.value<double>().value());
+  if (!node.is_number() || !std::isfinite(*toml_number(node)))
+    r.fail(&node, key, "expected a number");
+  return std::to_string(*toml_number(node));
 }
 
 // [workload] (kind + the kind's parameters), or the older [trainer] (the

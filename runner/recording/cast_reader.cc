@@ -38,8 +38,9 @@ std::string printable(const std::string& text) {
 }
 
 // nlohmann's message without its "[json.exception.parse_error.101] parse
-// error at line 1, " prefix: only the column and the reason help here.
-std::string short_parse_error(const json::parse_error& e) {
+// error at line 1, " prefix: only the column and the reason help here. (A
+// number too large for a double is out_of_range.406, "number overflow ...".)
+std::string short_parse_error(const json::exception& e) {
   std::string message = e.what();
   const std::size_t bracket = message.find("] ");
   if (bracket != std::string::npos) message.erase(0, bracket + 2);
@@ -51,7 +52,7 @@ std::string short_parse_error(const json::parse_error& e) {
 std::optional<json> try_parse(const std::string& text, std::string* error) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     if (error != nullptr) *error = short_parse_error(e);
     return std::nullopt;
   }

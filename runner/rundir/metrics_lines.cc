@@ -75,14 +75,19 @@ MetricsLines parse_metrics(const std::string& text) {
     json event;
     try {
       event = json::parse(line);
-    } catch (const json::parse_error& error) {
+    } catch (const json::exception& error) {
       // nlohmann's message starts "[json.exception.parse_error.101] parse
       // error at line 1, column N: ..."; keep the part after "parse error".
+      // A number too large for a double is out_of_range.406 ("number
+      // overflow parsing '1e999'"): keep what follows the bracket.
       std::string what = error.what();
       const auto at = what.find("parse error");
+      const auto bracket = what.find("] ");
       out.problems.push_back(
           {line_number, "",
-           "not valid JSON: " + (at == std::string::npos ? what : what.substr(at))});
+           "not valid JSON: " + (at != std::string::npos        ? what.substr(at)
+                                 : bracket != std::string::npos ? what.substr(bracket + 2)
+                                                                : what)});
       continue;
     }
     const std::string problem = problem_of(event);

@@ -87,6 +87,15 @@ json parse_run_manifest(const std::string& text, const std::string& path) {
   } catch (const json::parse_error& error) {
     throw input_error_at(path, line_of_byte(text, error.byte),
                          std::string("not valid JSON: ") + error.what());
+  } catch (const json::out_of_range& error) {
+    // A number too large for a double ("number overflow parsing '1e999'"):
+    // nlohmann gives no position, so find the number it quotes.
+    const std::string what = error.what();
+    const size_t open = what.find('\'');
+    const size_t close = what.rfind('\'');
+    const size_t at = open < close ? text.find(what.substr(open + 1, close - open - 1)) : 0;
+    throw input_error_at(path, line_of_byte(text, at == std::string::npos ? 0 : at),
+                         "not valid JSON: " + what.substr(what.find("] ") + 2));
   }
   if (!manifest.is_object())
     throw input_error_at(path, 1, "expected a JSON object (the run manifest)");
