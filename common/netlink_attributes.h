@@ -5,6 +5,8 @@
 #include <libmnl/libmnl.h>
 
 #include <cstddef>
+#include <cstring>
+#include <string>
 
 namespace fabriclab {
 
@@ -18,6 +20,13 @@ void for_each_attr(const void* start, size_t length, F&& f) {
     f(a);
     p += MNL_ALIGN(a->nla_len);
   }
+}
+
+// A string attribute's text, read no further than its payload (the kernel
+// ends it with a NUL; a message from elsewhere may not).
+inline std::string attr_string(const nlattr* a) {
+  const char* text = static_cast<const char*>(mnl_attr_get_payload(a));
+  return std::string(text, strnlen(text, mnl_attr_get_payload_len(a)));
 }
 
 template <typename F>

@@ -191,7 +191,12 @@ class Parser : private TcWords {
     }
     if (i_ < w_.size() && matches(w_[i_], "bytes")) {
       ++i_;
-      sl.max_bytes = static_cast<int32_t>(size(next_value("a number of bytes"), "a size in bytes"));
+      const size_t v = next_value("a number of bytes");
+      const uint32_t bytes = size(v, "a size in bytes");
+      // The kernel's field is signed: tc wraps 2gb and more to a negative number.
+      if (bytes > static_cast<uint32_t>(INT32_MAX))
+        fail(v, quoted(v) + " is too large; expected a size in bytes below 2gb");
+      sl.max_bytes = static_cast<int32_t>(bytes);
     }
   }
 
@@ -284,8 +289,9 @@ std::string print_spec(const Spec& s) {
   // A correlation word with value 0 still makes tc send TCA_NETEM_CORR; keep
   // one such word if the spec had one and no non-zero correlation carries it.
   bool random_loss = s.loss_model == LossModel::kRandom && s.loss > 0;
-  bool any_corr = s.delay_corr != 0 || (random_loss && s.loss_corr != 0) || s.reorder_corr != 0 ||
-                  s.corrupt_corr != 0;
+  // `loss 0 2%` still sends its correlation: print the loss words for it too.
+  bool loss_corr = s.loss_model == LossModel::kRandom && s.loss_corr != 0;
+  bool any_corr = s.delay_corr != 0 || loss_corr || s.reorder_corr != 0 || s.corrupt_corr != 0;
   enum { kNoCarrier, kDelay, kLoss, kReorder, kCorrupt } carrier = kNoCarrier;
   if (s.corr_given && !any_corr) {
     if (s.reorder_given || s.reorder > 0)
@@ -312,10 +318,10 @@ std::string print_spec(const Spec& s) {
   }
   switch (s.loss_model) {
     case LossModel::kRandom:
-      if (random_loss) {
+      if (random_loss || loss_corr) {
         add("loss");
         add(fmt_percent(s.loss));
-        if (s.loss_corr != 0 || carrier == kLoss) add(fmt_percent(s.loss_corr));
+        if (loss_corr || carrier == kLoss) add(fmt_percent(s.loss_corr));
       }
       break;
     case LossModel::kState: {

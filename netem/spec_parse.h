@@ -23,7 +23,9 @@
 // the last one silently); `distribution uniform` is accepted (it is what the
 // kernel does without a table; tc has no uniform.dist and fails); `rate N%`
 // (percent of the device's speed) is rejected: give an absolute rate;
-// `limit 0` and negative or non-finite numbers are rejected.
+// `limit 0` and negative or non-finite numbers are rejected, and so are a
+// rate of 2^64 bits/s or more and `slot ... bytes` of 2gb or more (tc wraps
+// them: the printed words would not read back).
 //
 // Errors: fabriclab::InputError whose message quotes the spec, points at the
 // word with a caret line, and says what was expected. Thread-safe (pure).

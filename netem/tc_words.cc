@@ -201,8 +201,9 @@ uint64_t TcWords::rate(size_t at) const {
                    "; expected bit, kbit, mbit, gbit, tbit or Bps, KBps, MBps, GBps "
                    "(bytes per second)");
   }
-  bps /= 8;
+  // In bits, so that bytes x 8 (rate_words(), the kernel's bits) fits in 64 bits.
   if (bps >= 1.8e19) fail(at, quoted(at) + " is too large");
+  bps /= 8;
   uint64_t v = static_cast<uint64_t>(bps);
   if (v == 0) fail(at, quoted(at) + " is below 8bit (1 byte per second); expected " + expected);
   return v;

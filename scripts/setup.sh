@@ -10,6 +10,8 @@ set -euo pipefail
 packages=(
   # build
   build-essential cmake pkg-config
+  # the fuzz targets (tests/fuzz/): clang and its libFuzzer/sanitizer runtimes
+  clang libclang-rt-14-dev
   # libraries
   libtorch-dev libgloo-dev libmnl-dev libnetfilter-queue-dev libnftnl-dev libcli11-dev libspdlog-dev
   libgtest-dev libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev

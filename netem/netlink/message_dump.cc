@@ -207,13 +207,12 @@ void htb_options(std::ostream& o, const nlattr* opts, int d) {
         break;
       }
       case TCA_HTB_RATE64:
-        head(o, d, "TCA_HTB_RATE64", a);
-        o << ": " << mnl_attr_get_u64(a) << " bytes/s";
+      case TCA_HTB_CEIL64: {
+        uint64_t v = 0;
+        head(o, d, mnl_attr_get_type(a) == TCA_HTB_RATE64 ? "TCA_HTB_RATE64" : "TCA_HTB_CEIL64", a);
+        if (get(a, &v)) o << ": " << v << " bytes/s";
         break;
-      case TCA_HTB_CEIL64:
-        head(o, d, "TCA_HTB_CEIL64", a);
-        o << ": " << mnl_attr_get_u64(a) << " bytes/s";
-        break;
+      }
       default:
         head(o, d, "TCA_HTB_?", a);
     }
@@ -232,14 +231,18 @@ void tbf_options(std::ostream& o, const nlattr* opts, int d) {
             << " bytes, buffer " << ticks(q.buffer) << ", cell_log " << int(q.rate.cell_log);
         break;
       }
-      case TCA_TBF_BURST:
+      case TCA_TBF_BURST: {
+        uint32_t v = 0;
         head(o, d, "TCA_TBF_BURST", a);
-        o << ": " << mnl_attr_get_u32(a) << " bytes";
+        if (get(a, &v)) o << ": " << v << " bytes";
         break;
-      case TCA_TBF_RATE64:
+      }
+      case TCA_TBF_RATE64: {
+        uint64_t v = 0;
         head(o, d, "TCA_TBF_RATE64", a);
-        o << ": " << mnl_attr_get_u64(a) << " bytes/s";
+        if (get(a, &v)) o << ": " << v << " bytes/s";
         break;
+      }
       case TCA_TBF_RTAB:
         head(o, d, "TCA_TBF_RTAB", a);
         o << ": 256 transmit times";
@@ -255,18 +258,28 @@ void u32_options(std::ostream& o, const nlattr* opts, int d) {
   for_each_nested(opts, [&](const nlattr* a) {
     switch (mnl_attr_get_type(a)) {
       case TCA_U32_CLASSID: {
-        uint32_t c = mnl_attr_get_u32(a);
+        uint32_t c = 0;
         head(o, d, "TCA_U32_CLASSID", a);
-        o << ": " << format_handle(c) << "\n";
+        if (get(a, &c)) o << ": " << format_handle(c);
+        o << "\n";
         break;
       }
       case TCA_U32_SEL: {
         head(o, d, "TCA_U32_SEL", a);
-        const auto* sel = static_cast<const tc_u32_sel*>(mnl_attr_get_payload(a));
-        o << ": flags " << int(sel->flags) << (sel->flags & TC_U32_TERMINAL ? " (terminal)" : "")
-          << ", nkeys " << int(sel->nkeys) << "\n";
-        for (int i = 0; i < sel->nkeys; ++i) {
-          const tc_u32_key& k = sel->keys[i];
+        tc_u32_sel sel;
+        if (!get(a, &sel)) {
+          o << "\n";
+          break;
+        }
+        o << ": flags " << int(sel.flags) << (sel.flags & TC_U32_TERMINAL ? " (terminal)" : "")
+          << ", nkeys " << int(sel.nkeys) << "\n";
+        // The keys follow the selector; show those the payload holds.
+        const size_t room = (mnl_attr_get_payload_len(a) - sizeof sel) / sizeof(tc_u32_key);
+        const auto* keys = reinterpret_cast<const tc_u32_key*>(
+            static_cast<const char*>(mnl_attr_get_payload(a)) + sizeof sel);
+        for (size_t i = 0; i < sel.nkeys && i < room; ++i) {
+          tc_u32_key k;
+          std::memcpy(&k, keys + i, sizeof k);
           char b[128];
           std::snprintf(b, sizeof b, "key: match %08x/%08x at offset %d", ntohl(k.val),
                         ntohl(k.mask), k.off);
@@ -287,6 +300,9 @@ std::string describe_message(const Message& m) {
   std::ostringstream o;
   if (m.size() < sizeof(nlmsghdr) + sizeof(tcmsg)) return "(short message)\n";
   const auto* nlh = reinterpret_cast<const nlmsghdr*>(m.data());
+  if (nlh->nlmsg_len < sizeof(nlmsghdr) + sizeof(tcmsg) || nlh->nlmsg_len > m.size())
+    return "(malformed message: nlmsg_len " + std::to_string(nlh->nlmsg_len) + ", " +
+           std::to_string(m.size()) + " bytes)\n";
   o << "nlmsghdr: len " << nlh->nlmsg_len << ", type " << type_name(nlh->nlmsg_type) << ", flags "
     << flag_names(nlh->nlmsg_type, nlh->nlmsg_flags) << ", seq " << nlh->nlmsg_seq << ", pid "
     << nlh->nlmsg_pid << "\n";
@@ -301,7 +317,7 @@ std::string describe_message(const Message& m) {
   for_each_message_attr(nlh, sizeof(tcmsg), [&](const nlattr* a) {
     switch (mnl_attr_get_type(a)) {
       case TCA_KIND:
-        kind = static_cast<const char*>(mnl_attr_get_payload(a));
+        kind = attr_string(a);
         head(o, 1, "TCA_KIND", a);
         o << ": \"" << kind << "\"\n";
         break;

@@ -27,7 +27,7 @@ void read_stats2(const nlattr* stats2, QdiscStats* out) {
         break;
       }
       case TCA_STATS_PKT64:
-        out->packets = mnl_attr_get_u64(a);
+        if (mnl_attr_get_payload_len(a) >= sizeof(uint64_t)) out->packets = mnl_attr_get_u64(a);
         break;
       case TCA_STATS_QUEUE: {
         gnet_stats_queue q{};
@@ -48,37 +48,43 @@ void read_stats2(const nlattr* stats2, QdiscStats* out) {
 
 }  // namespace
 
+std::optional<QdiscInfo> parse_qdisc(const nlmsghdr* nlh) {
+  if (nlh->nlmsg_type != RTM_NEWQDISC || mnl_nlmsg_get_payload_len(nlh) < sizeof(tcmsg))
+    return std::nullopt;
+  const auto* tcm = static_cast<const tcmsg*>(mnl_nlmsg_get_payload(nlh));
+  QdiscInfo q;
+  q.ifindex = tcm->tcm_ifindex;
+  q.handle = tcm->tcm_handle;
+  q.parent = tcm->tcm_parent;
+  for_each_message_attr(nlh, sizeof(tcmsg), [&](const nlattr* a) {
+    switch (mnl_attr_get_type(a)) {
+      case TCA_KIND:
+        q.kind = attr_string(a);
+        break;
+      case TCA_OPTIONS: {
+        const auto* p = static_cast<const uint8_t*>(mnl_attr_get_payload(a));
+        q.options.assign(p, p + mnl_attr_get_payload_len(a));
+        break;
+      }
+      case TCA_STATS2:
+        read_stats2(a, &q.stats);
+        break;
+      default:
+        break;
+    }
+  });
+  if (q.kind == "netem") q.netem = decode_netem_options(q.options.data(), q.options.size());
+  return q;
+}
+
 std::vector<QdiscInfo> list_qdiscs(RtnlSocket& socket, int ifindex) {
   std::vector<QdiscInfo> out;
   socket.dump(
       build_get_qdiscs(ifindex, socket.next_seq()),
       [&](const nlmsghdr* nlh) {
-        if (nlh->nlmsg_type != RTM_NEWQDISC) return;
-        const auto* tcm = static_cast<const tcmsg*>(mnl_nlmsg_get_payload(nlh));
-        if (ifindex != 0 && tcm->tcm_ifindex != ifindex) return;
-        QdiscInfo q;
-        q.ifindex = tcm->tcm_ifindex;
-        q.handle = tcm->tcm_handle;
-        q.parent = tcm->tcm_parent;
-        for_each_message_attr(nlh, sizeof(tcmsg), [&](const nlattr* a) {
-          switch (mnl_attr_get_type(a)) {
-            case TCA_KIND:
-              q.kind = mnl_attr_get_str(a);
-              break;
-            case TCA_OPTIONS: {
-              const auto* p = static_cast<const uint8_t*>(mnl_attr_get_payload(a));
-              q.options.assign(p, p + mnl_attr_get_payload_len(a));
-              break;
-            }
-            case TCA_STATS2:
-              read_stats2(a, &q.stats);
-              break;
-            default:
-              break;
-          }
-        });
-        if (q.kind == "netem") q.netem = decode_netem_options(q.options.data(), q.options.size());
-        out.push_back(std::move(q));
+        std::optional<QdiscInfo> q = parse_qdisc(nlh);
+        if (!q || (ifindex != 0 && q->ifindex != ifindex)) return;
+        out.push_back(std::move(*q));
       },
       "list qdiscs");
   return out;

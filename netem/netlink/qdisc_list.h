@@ -36,6 +36,11 @@ struct QdiscInfo {
   QdiscStats stats;
 };
 
+// One message of the dump (RTM_NEWQDISC: tcmsg, TCA_KIND, TCA_OPTIONS,
+// TCA_STATS2); nullopt for any other message type. Reads only inside the
+// message (tests/fuzz/fuzz_qdisc_dump.cc feeds it arbitrary bytes).
+std::optional<QdiscInfo> parse_qdisc(const nlmsghdr* nlh);
+
 // The qdiscs on `ifindex` (all devices if 0), in the kernel's order.
 std::vector<QdiscInfo> list_qdiscs(RtnlSocket& socket, int ifindex);
 

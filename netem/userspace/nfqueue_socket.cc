@@ -40,18 +40,9 @@ struct Delivery {
 
 int on_message(const nlmsghdr* nlh, void* data) {
   auto* delivery = static_cast<Delivery*>(data);
-  nlattr* attr[NFQA_MAX + 1] = {};
-  if (nfq_nlmsg_parse(nlh, attr) < 0 || attr[NFQA_PACKET_HDR] == nullptr) return MNL_CB_OK;
-  auto* hdr = static_cast<nfqnl_msg_packet_hdr*>(mnl_attr_get_payload(attr[NFQA_PACKET_HDR]));
-  QueuedPacket packet;
-  packet.id = ntohl(hdr->packet_id);
-  if (attr[NFQA_PAYLOAD] != nullptr) {
-    packet.head = static_cast<const uint8_t*>(mnl_attr_get_payload(attr[NFQA_PAYLOAD]));
-    packet.head_length = mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]);
-    packet.length = packet.head_length;
-  }
-  if (attr[NFQA_CAP_LEN] != nullptr) packet.length = ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN]));
-  (*delivery->on_packet)(packet);
+  const std::optional<QueuedPacket> packet = parse_queued_packet(nlh);
+  if (!packet) return MNL_CB_OK;
+  (*delivery->on_packet)(*packet);
   ++delivery->packets;
   return MNL_CB_OK;
 }

@@ -32,20 +32,13 @@
 #include <optional>
 #include <vector>
 
+#include "netem/userspace/queued_packet.h"
+
 struct mnl_socket;
 
 namespace fabriclab::netem::userspace {
 
 // The kernel's own counters for this queue (/proc/net/netfilter/nfnetlink_queue).
-// One queued packet as the kernel hands it over: its id, its length, and its
-// first bytes (as many as Options::copy_bytes asked for: from the IP header).
-struct QueuedPacket {
-  uint32_t id = 0;
-  uint32_t length = 0;
-  const uint8_t* head = nullptr;
-  uint32_t head_length = 0;
-};
-
 struct KernelQueueCounters {
   uint64_t queue_total = 0;    // packets waiting for a verdict right now
   uint64_t queue_dropped = 0;  // dropped because the queue was full

@@ -26,7 +26,6 @@ namespace fabriclab::netem::userspace {
 namespace {
 
 constexpr uint32_t kEthernetHeaderBytes = 14;  // a port is charged for the frame
-constexpr uint32_t kIpv4HeaderBytes = 20;
 
 int64_t now_ns() {
   timespec ts;
@@ -152,25 +151,23 @@ void SwitchWorker::run() {
   const int other_ingress = static_cast<int>(sender_addresses_.size());
 
   auto on_packet = [&](const QueuedPacket& packet) {
-    if (packet.head_length < kIpv4HeaderBytes || (packet.head[0] >> 4) != 4) {
+    const std::optional<Ipv4Head> ip = read_ipv4_head(packet);
+    if (!ip) {
       socket_->add_verdict(packet.id, NF_ACCEPT);  // not IPv4: not ours to queue
       return;
     }
-    uint32_t source, destination;
-    std::memcpy(&source, packet.head + 12, 4);
-    std::memcpy(&destination, packet.head + 16, 4);
-    const int port = index_of(port_addresses_, destination);
+    const int port = index_of(port_addresses_, ip->destination);
     if (port < 0) {
       socket_->add_verdict(packet.id, NF_ACCEPT);
       return;
     }
-    const int ingress = index_of(sender_addresses_, source);
+    const int ingress = index_of(sender_addresses_, ip->source);
     SwitchPacket p;
     p.token = packet.id;
     p.ingress = ingress < 0 ? other_ingress : ingress;
     p.port = port;
     p.bytes = packet.length + kEthernetHeaderBytes;
-    p.ect = (packet.head[1] & 0x3) != 0;  // ECT(0), ECT(1), or CE already
+    p.ect = ip->ect;
     model_->arrive(now_ns(), p);
   };
   auto give_verdicts = [&](int64_t until) {

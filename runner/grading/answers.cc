@@ -43,7 +43,7 @@ Answer read_answer(const std::string& path, const Exercise& ex, const toml::node
   switch (ex.kind) {
     case Kind::kNumber:
       if (node.is_number()) {
-        a.number = node.value<double>().value_or(0);
+        a.number = *toml_number(node);
         if (!std::isfinite(a.number)) throw fail("a finite number, not " + std::to_string(a.number));
       } else if (node.is_string() && **node.as_string() == "none") {
         a.none = true;  // "there is no such value", e.g. the slowdown of a stalled scenario

@@ -76,9 +76,7 @@ Recording load_recording(const std::string& dir) {
   if (rec.run.contains("seed") && rec.run["seed"].is_number_integer()) {
     rec.seed = rec.run["seed"].get<uint64_t>();
   }
-  if (rec.run.contains("ranks") && rec.run["ranks"].is_number()) {
-    rec.ranks = rec.run["ranks"].get<long>();
-  }
+  if (rec.run.contains("ranks")) rec.ranks = rundir::json_count(rec.run["ranks"]);
   rec.scenarios = std::move(read.scenarios);
 
   std::vector<rundir::MetricsProblem> problems = std::move(read.problems);

@@ -154,8 +154,8 @@ class ExerciseReader {
     const toml::node* node = table_.get("tolerance");
     if (!node) return;
     if (node->is_number()) {
-      ex.tolerance.absolute = node->value<double>().value_or(0);
-      if (ex.tolerance.absolute < 0) fail(node, "tolerance: expected >= 0");
+      ex.tolerance.absolute = *toml_number(*node);
+      if (!(ex.tolerance.absolute >= 0)) fail(node, "tolerance: expected >= 0");  // nan too
       return;
     }
     std::smatch m;

@@ -78,7 +78,7 @@ class LabReader {
     const toml::node* node = t.get(key);
     if (!node) return fallback;
     if (!node->is_number()) fail(node, key, "expected a number");
-    const double value = node->value<double>().value();
+    const double value = *toml_number(*node);
     if (!(value >= min && value <= max)) {  // NaN too
       fail(node, key, fmt::format("expected a number in [{:g}, {:g}], got {:g}", min, max, value));
     }
@@ -152,9 +152,9 @@ std::string param_value(const LabReader& r, const Workload& workload, const std:
     }
     return std::to_string(node.as_integer()->get());
   }
-  if (!node.is_number() || !std::isfinite(node.value<double>().value()))
+  if (!node.is_number() || !std::isfinite(*toml_number(node)))
     r.fail(&node, key, "expected a finite number");
-  return std::to_string(node.value<double>().value());
+  return std::to_string(*toml_number(node));
 }
 
 // A workload check's message starts with the parameter it is about: the

@@ -71,7 +71,7 @@ LinkPlan plan_links(const ScenarioDefinition& s, uint64_t seed, int ranks) {
     for (const auto& [key, value] : per_link[static_cast<size_t>(rank)]) {
       std::vector<LinkAssignment>& same_key = by_key[key];
       auto it = std::find_if(same_key.begin(), same_key.end(),
-                             [&](const LinkAssignment& a) { return a.value == value; });
+                             [&value = value](const LinkAssignment& a) { return a.value == value; });
       if (it == same_key.end()) {
         same_key.push_back({key, value, {}});
         it = same_key.end() - 1;

@@ -3,12 +3,14 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 #include <set>
 #include <stdexcept>
 
 #include "common/input_error.h"
 #include "runner/lab/link_plan.h"
+#include "runner/lab/toml_file.h"
 #include "runner/link/link_setting.h"
 
 namespace fabriclab::runner {
@@ -40,8 +42,9 @@ class SweepReader {
     std::vector<double> out;
     for (const auto& item : *array) {
       if (!item.is_number()) fail("values", "expected numbers");
-      const double v = item.value<double>().value();
-      if (v < 0) fail("values", "expected numbers >= 0, got " + sweep_value_text(v));
+      const double v = *toml_number(item);
+      if (!(v >= 0) || !std::isfinite(v))  // nan, inf too
+        fail("values", "expected finite numbers >= 0, got " + sweep_value_text(v));
       if (!out.empty() && v <= out.back())
         fail("values", "expected ascending, distinct values; " + sweep_value_text(v) + " follows " +
                            sweep_value_text(out.back()));
@@ -106,7 +109,7 @@ class SweepReader {
 
   double baseline(const std::vector<double>& values) const {
     if (!t_.get("baseline")) return values.front();
-    const auto v = t_["baseline"].value<double>();
+    const auto v = toml_number(*t_.get("baseline"));
     if (!v || std::find(values.begin(), values.end(), *v) == values.end())
       fail("baseline", "expected one of the sweep's values");
     return *v;
@@ -115,8 +118,8 @@ class SweepReader {
   // A number key, checked here: the generated scenario has no lines of its own.
   void check_number(const std::string& key, double min, double max) const {
     if (!t_.get(key)) return;
-    const auto v = t_[key].value<double>();
-    if (!v || *v < min || *v > max)
+    const auto v = toml_number(*t_.get(key));
+    if (!v || !(*v >= min && *v <= max))  // nan too
       fail(key, fmt::format("expected a number in [{}, {}]", min, max));
   }
 

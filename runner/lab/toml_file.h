@@ -6,6 +6,7 @@
 #include <toml++/toml.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "common/input_error.h"
@@ -22,6 +23,16 @@ inline toml::table parse_toml_file(const std::string& path) {
     throw input_error_at(path, static_cast<long>(e.source().begin.line),
                          std::string(e.description()));
   }
+}
+
+// A TOML number as a double: a float as it is, an integer converted (the
+// nearest double). toml++'s own value<double>() refuses an integer that has
+// no exact double (2^53 + 1), which would leave a caller's .value() to throw
+// std::bad_optional_access. nullopt for anything that is not a number.
+inline std::optional<double> toml_number(const toml::node& node) {
+  if (const auto* integer = node.as_integer()) return static_cast<double>(integer->get());
+  if (const auto* floating = node.as_floating_point()) return floating->get();
+  return std::nullopt;
 }
 
 }  // namespace fabriclab::runner

@@ -42,7 +42,7 @@ std::string string_field(const json& object, const char* key) {
 
 long long_field(const json& object, const char* key) {
   auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<long>() : 0;
+  return it != object.end() ? json_count(*it) : 0;
 }
 
 // Where run.json's problems are: `text` is the file (for line numbers) and
@@ -176,6 +176,21 @@ RecordedScenario scenario_of(const json& entry, const ManifestPlace& where, size
 }
 
 }  // namespace
+
+long json_count(const json& value, long fallback) {
+  if (value.is_number_integer()) return value.get<long>();  // unsigned: wraps, defined
+  if (!value.is_number_float()) return fallback;
+  const double v = value.get<double>();
+  // 2^63 as a double: the first value past long's range.
+  if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0)) return fallback;
+  return static_cast<long>(v);
+}
+
+double json_number(const json& object, const char* key, double fallback) {
+  if (!object.is_object()) return fallback;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<double>() : fallback;
+}
 
 const RecordedScenario* RunDirectory::scenario(const std::string& name) const {
   for (const RecordedScenario& s : scenarios) {

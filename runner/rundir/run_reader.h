@@ -98,6 +98,14 @@ struct RunDirectory {
 
 RunDirectory read_run(const std::filesystem::path& dir);
 
+// A JSON number read as a count (steps, ranks): an integer as it is, a
+// float truncated when it is finite and inside long's range; anything else
+// (a string, nan, 1e300) is `fallback`. A damaged file may hold any number,
+// and converting an out-of-range double to an integer is undefined.
+long json_count(const nlohmann::json& value, long fallback = 0);
+// The same for a number field, read as a double: `fallback` unless a number.
+double json_number(const nlohmann::json& object, const char* key, double fallback);
+
 // The pieces, for callers that hold the files elsewhere (tests, the runner
 // before it has written run.json). `path` is only used in messages.
 // Throws InputError "path:line: ..." as above.

@@ -1,7 +1,10 @@
 // Pieces of the netlink backend that need no kernel: error wording, the
 // derived limit, the dry-run decoder, reading netem options back, handles.
 #include <gtest/gtest.h>
+#include <libmnl/libmnl.h>
+#include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 
 #include <sys/socket.h>
 
@@ -13,6 +16,7 @@
 #include "netem/netlink/message_dump.h"
 #include "netem/netlink/netem_options.h"
 #include "netem/netlink/peer_filter.h"
+#include "netem/netlink/qdisc_list.h"
 #include "netem/netlink/qdisc_message.h"
 #include "netem/spec_parse.h"
 
@@ -75,6 +79,58 @@ TEST(NetemOptions, DecodeOfEncodeGivesTheSpecBack) {
     ASSERT_TRUE(d.valid);
     EXPECT_EQ(print_spec(d.spec), print_spec(spec));
   }
+}
+
+// A dump message as the kernel sends it, with TCA_KIND `kind` written
+// without its NUL and the padding after it not zero (what a reader that
+// runs past the attribute would pick up), then TCA_STATS2 holding `stats`.
+Message qdisc_dump_message(const std::string& kind, const std::vector<uint8_t>& stats) {
+  Message buf(MNL_SOCKET_BUFFER_SIZE, 0);
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
+  nlh->nlmsg_type = RTM_NEWQDISC;
+  auto* tcm = static_cast<tcmsg*>(mnl_nlmsg_put_extra_header(nlh, sizeof(tcmsg)));
+  tcm->tcm_ifindex = 3;
+  tcm->tcm_parent = TC_H_ROOT;
+  nlattr* k = static_cast<nlattr*>(mnl_nlmsg_get_payload_tail(nlh));
+  mnl_attr_put(nlh, TCA_KIND, kind.size(), kind.data());
+  for (size_t i = sizeof(nlattr) + kind.size(); i < static_cast<size_t>(MNL_ALIGN(k->nla_len)); ++i)
+    reinterpret_cast<char*>(k)[i] = 'X';
+  nlattr* nest = mnl_attr_nest_start(nlh, TCA_STATS2);
+  mnl_attr_put(nlh, TCA_STATS_PKT64, stats.size(), stats.data());
+  mnl_attr_nest_end(nlh, nest);
+  buf.resize(nlh->nlmsg_len);
+  return buf;
+}
+
+// Found by tests/fuzz/fuzz_qdisc_dump (its corpus keeps the inputs).
+TEST(QdiscDump, ReadsOnlyInsideTheMessageAndItsAttributes) {
+  Message m = qdisc_dump_message("tbf", {7, 0, 0, 0, 0, 0, 0, 0});
+  auto q = parse_qdisc(reinterpret_cast<const nlmsghdr*>(m.data()));
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->kind, "tbf");  // not "tbfX": the attribute ends where its length says
+  EXPECT_EQ(q->ifindex, 3);
+  EXPECT_EQ(q->stats.packets, 7u);
+
+  // A 4-byte TCA_STATS_PKT64 is not read as 8.
+  m = qdisc_dump_message("tbf", {7, 0, 0, 0});
+  q = parse_qdisc(reinterpret_cast<const nlmsghdr*>(m.data()));
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->stats.packets, 0u);
+
+  // A message too short for its tcmsg is no qdisc.
+  Message short_message(sizeof(nlmsghdr) + 8, 0);
+  auto* nlh = reinterpret_cast<nlmsghdr*>(short_message.data());
+  nlh->nlmsg_len = static_cast<uint32_t>(short_message.size());
+  nlh->nlmsg_type = RTM_NEWQDISC;
+  EXPECT_FALSE(parse_qdisc(nlh).has_value());
+
+  // --dry-run's decoder: the same kind, and a length past the bytes refused.
+  m = qdisc_dump_message("tbf", {7, 0, 0, 0, 0, 0, 0, 0});
+  EXPECT_NE(describe_message(m).find("TCA_KIND (1), 3 bytes: \"tbf\"\n"), std::string::npos)
+      << describe_message(m);
+  reinterpret_cast<nlmsghdr*>(m.data())->nlmsg_len = static_cast<uint32_t>(m.size() + 64);
+  EXPECT_EQ(describe_message(m).rfind("(malformed message: nlmsg_len", 0), 0u)
+      << describe_message(m);
 }
 
 TEST(MessageDump, NamesTheFieldsAndShowsTheBytes) {

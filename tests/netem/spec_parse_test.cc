@@ -168,6 +168,19 @@ TEST(SpecParse, PrintIsCanonicalAndRoundTrips) {
   }
 }
 
+// Found by tests/fuzz/fuzz_netem_spec (its corpus keeps the inputs).
+TEST(SpecParse, FuzzFindsRoundTripAndRefuseWhatTcWraps) {
+  // A loss correlation with no loss is still sent: it must print.
+  const Spec loss_corr_only = parse_spec("loss 0 2");
+  EXPECT_EQ(print_spec(loss_corr_only), "loss 0% 2%");
+  EXPECT_EQ(parse_spec(print_spec(loss_corr_only)), loss_corr_only);
+  // 2^64 bits/s and more has no bytes x 8 in 64 bits; 2gb in slot's signed field wraps.
+  EXPECT_THROW(parse_spec("rate 99902129999999991212bit"), InputError);
+  EXPECT_EQ(parse_spec("rate 1000000000000000000bit").rate_bytes_per_s, 125000000000000000u);
+  EXPECT_THROW(parse_spec("slot 2ns 2ns bytes 3g"), InputError);
+  EXPECT_EQ(parse_spec("slot 2ns bytes 2047mb").slot.max_bytes, 2047 * 1024 * 1024);
+}
+
 TEST(SpecEquality, ComparesAtKernelResolution) {
   EXPECT_EQ(parse_spec("loss 1%"), parse_spec("loss 1"));
   EXPECT_NE(parse_spec("loss 1%"), parse_spec("loss 1.1%"));

@@ -106,6 +106,21 @@ TEST_F(ConsistencyTest, DoctoredResultsAreReported) {
       << out;
 }
 
+// Found by tests/fuzz/fuzz_recording: a step number of 8.9e121 was converted
+// to long (undefined); a string where a number belongs threw nlohmann's
+// type_error; a rank count of 10^18 would have been checked rank by rank.
+TEST_F(ConsistencyTest, NumbersOfAnyShapeAreReportedNotCrashedOn) {
+  (*event("loss", 1, "step", 4))["step"] = 8.88889e+121;
+  for (json& e : run_.metrics)
+    if (e["event"] == "eval" || e["event"] == "final") e["eval_ms"] = e["wall_s"] = "long";
+  run_.scenario("clean")["ranks"] = 1000000000000000000;
+  const std::string out = messages();
+  EXPECT_NE(out.find("scenario 'loss', rank 1: step -1 follows step 3"), std::string::npos) << out;
+  EXPECT_NE(out.find("scenario 'clean': run.json says 1000000000000000000 ranks; a lab has at most"),
+            std::string::npos)
+      << out;
+}
+
 TEST_F(ConsistencyTest, DoctoredStatusIsReported) {
   run_.scenario("loss")["status"] = "stalled";
   const std::string out = messages();

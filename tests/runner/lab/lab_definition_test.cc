@@ -300,6 +300,18 @@ TEST_F(LabDefinitionTest, BadQueueWordsNameTheLineAndTheWord) {
             std::string::npos);
 }
 
+// Found by tests/fuzz/fuzz_lab_toml: an integer with no exact double made
+// toml++'s value<double>() empty (std::bad_optional_access); nan passed
+// every range check.
+TEST_F(LabDefinitionTest, EveryNumberIsCheckedIncludingHugeIntegersAndNan) {
+  EXPECT_NE(error(std::string(kScenario) + "deadline_s = 901111111111111111\n")
+                .find("lab.toml:6: key 'deadline_s': expected a number in [1.000000, 86400.000000]"),
+            std::string::npos);
+  EXPECT_NE(error(std::string(kScenario) + "stall_s = nan\n").find("key 'stall_s': expected a number in"),
+            std::string::npos);
+  EXPECT_EQ(load_lab(write(std::string(kScenario) + "deadline_s = 600\n")).scenarios[0].deadline_s, 600);
+}
+
 TEST(LabCatalog, EveryShippedLabLoads) {
   for (const std::string& file : list_lab_files(default_labs_dir())) {
     SCOPED_TRACE(file);

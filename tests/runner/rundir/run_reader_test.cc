@@ -63,6 +63,16 @@ TEST(RunReader, DamagedMetricsLinesBecomeProblemsAndTheRestIsKept) {
   EXPECT_EQ(run.scenario_names, (std::vector<std::string>{"clean", "loss", "later"}));
 }
 
+// Found by tests/fuzz/fuzz_recording: a number beyond a double is nlohmann's
+// out_of_range, not its parse_error; both are damage, never an escape.
+TEST(RunReader, ANumberBeyondADoubleIsDamageNotACrash) {
+  const MetricsLines lines = parse_metrics("{\"v\":1,\"event\":\"step\",\"ts\":3E672478}\n");
+  ASSERT_EQ(lines.problems.size(), 1u);
+  EXPECT_EQ(lines.problems[0].message, "not valid JSON: number overflow parsing '3E672478'");
+  EXPECT_EQ(error_of([] { parse_run_manifest("{\"format\":\"fabriclab-run\",\n\"seed\":1e999}", "r.json"); }),
+            "r.json:2: not valid JSON: number overflow parsing '1e999'");
+}
+
 TEST(RunReader, ScenariosOfTheManifestAreTyped) {
   TempDir dir("rundir-scenarios");
   write_text(dir.path() / "run.json", kManifest);
