@@ -4,7 +4,8 @@
 //
 // #t=SECONDS in the address starts playing there (a link to a moment).
 // The body's data-player attribute says how far it got: "mounted" once the
-// player is created, "failed: ..." if it could not be; tests read it.
+// player is created, "failed: ..." if it could not be; data-seeked is where
+// a scenario button's seek landed. Tests read them.
 (function () {
   'use strict';
   var body = document.body;
@@ -31,7 +32,14 @@
     Array.prototype.forEach.call(buttons, function (button) {
       button.addEventListener('click', function () {
         var marker = Number(button.getAttribute('data-marker'));
-        player.seek({marker: marker}).then(function () { return player.play(); });
+        player.seek({marker: marker}).then(function () {
+          // Where the seek landed, in % of the timeline (as the markers are
+          // placed on it): tests read this, since the terminal redraws on
+          // its own schedule and a screen is no proof of the position.
+          var at = 100 * player.getCurrentTime() / player.getDuration();
+          body.setAttribute('data-seeked', at.toFixed(4));
+          return player.play();
+        });
         element.scrollIntoView({behavior: 'smooth', block: 'start'});
       });
     });
