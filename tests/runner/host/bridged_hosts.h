@@ -22,8 +22,10 @@
 #include <regex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "tests/runner/host/host_probes.h"
 #include "tests/support/child_process.h"
 #include "tests/support/two_netns.h"
 
@@ -62,34 +64,15 @@ class BridgedHosts {
     return list;
   }
 
-  // argv run inside host h's namespace.
+  // argv run inside host h's namespace; ping, nft and tc there (host_probes.h).
   std::vector<std::string> inside(int h, std::vector<std::string> argv) const {
-    argv.insert(argv.begin(), {kIp, "netns", "exec", netns(h)});
-    return argv;
+    return host_probes::inside(netns(h), std::move(argv));
   }
-
-  // The minimum RTT in ms of 3 pings from host h to `address`; -1 if none
-  // answered. -U: user-to-user time (two_hosts.h says why).
   double min_rtt_ms(int h, const std::string& address) const {
-    auto r = fabriclab::testing::run_command(
-        inside(h, {"/usr/bin/ping", "-U", "-n", "-c", "3", "-i", "0.2", "-W", "2", address}), {},
-        std::chrono::seconds(15));
-    std::smatch m;
-    static const std::regex kRtt("= ([0-9.]+)/([0-9.]+)/([0-9.]+)");
-    if (!std::regex_search(r.output, m, kRtt)) return -1;
-    return std::stod(m[1]);
+    return host_probes::min_rtt_ms(netns(h), address);
   }
-
-  // What a run may leave in host h: nft tables, the lab device's qdiscs, and
-  // the processes still in the namespace -- as text.
-  std::string nft_tables(int h) const {
-    return fabriclab::testing::run_command(inside(h, {"/usr/sbin/nft", "list", "tables"})).output;
-  }
-  std::string qdiscs(int h) const {
-    return fabriclab::testing::run_command(
-               inside(h, {"/usr/sbin/tc", "qdisc", "show", "dev", device(h)}))
-        .output;
-  }
+  std::string nft_tables(int h) const { return host_probes::nft_tables(netns(h)); }
+  std::string qdiscs(int h) const { return host_probes::qdiscs(netns(h), device(h)); }
   std::string pids(int h) const {
     return fabriclab::testing::run_command({kIp, "netns", "pids", netns(h)}).output;
   }

@@ -18,8 +18,10 @@
 #include <regex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "tests/runner/host/host_probes.h"
 #include "tests/support/child_process.h"
 #include "tests/support/two_netns.h"
 
@@ -50,35 +52,15 @@ class TwoHosts {
   static std::string mgmt_addr(int h) { return "10.89.0." + std::to_string(h + 1); }
   static std::string hosts() { return lab_addr(0) + "," + lab_addr(1); }
 
-  // argv run inside host h's namespace.
+  // argv run inside host h's namespace; ping, nft and tc there (host_probes.h).
   std::vector<std::string> inside(int h, std::vector<std::string> argv) const {
-    argv.insert(argv.begin(), {kIp, "netns", "exec", netns(h)});
-    return argv;
+    return host_probes::inside(netns(h), std::move(argv));
   }
-
-  // The minimum RTT in ms of 3 pings from host h to `address`; -1 if none
-  // answered. -U: user-to-user time. By default ping times a reply by its
-  // kernel receive timestamp, taken before the userspace backend holds the
-  // packet on arrival, and would show only the outbound half of the delay.
   double min_rtt_ms(int h, const std::string& address) const {
-    auto r = fabriclab::testing::run_command(
-        inside(h, {"/usr/bin/ping", "-U", "-n", "-c", "3", "-i", "0.2", "-W", "2", address}), {},
-        std::chrono::seconds(15));
-    std::smatch m;
-    static const std::regex kRtt("= ([0-9.]+)/([0-9.]+)/([0-9.]+)");
-    if (!std::regex_search(r.output, m, kRtt)) return -1;
-    return std::stod(m[1]);
+    return host_probes::min_rtt_ms(netns(h), address);
   }
-
-  // `nft list tables` and `tc qdisc show dev D` in host h, as text.
-  std::string nft_tables(int h) const {
-    return fabriclab::testing::run_command(inside(h, {"/usr/sbin/nft", "list", "tables"})).output;
-  }
-  std::string qdiscs(int h) const {
-    return fabriclab::testing::run_command(
-               {kIp, "netns", "exec", netns(h), "/usr/sbin/tc", "qdisc", "show", "dev", device(h)})
-        .output;
-  }
+  std::string nft_tables(int h) const { return host_probes::nft_tables(netns(h)); }
+  std::string qdiscs(int h) const { return host_probes::qdiscs(netns(h), device(h)); }
 
  private:
   std::unique_ptr<fabriclab::testing::TwoNetns> net_;
