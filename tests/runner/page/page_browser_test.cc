@@ -245,13 +245,13 @@ TEST_F(PageBrowserTest, AScenarioButtonJumpsToItsStart) {
   // has been noted.
   std::smatch row;
   ASSERT_TRUE(std::regex_search(
-      html, row, std::regex(R"(<tr data-scenario="both"[^>]*>[\s\S]*?data-marker="(\d+)")")));
+      html, row, std::regex(R"re(<tr data-scenario="both"[^>]*>[\s\S]*?data-marker="(\d+)")re")));
   const std::size_t marker = std::stoul(row[1].str());
   std::string dom;
   std::smatch seeked;
   for (int attempt = 0; attempt < 3; ++attempt) {
     dom = dump_dom(clicked, "", "02-click");
-    if (std::regex_search(dom, seeked, std::regex(R"(data-seeked="([0-9.]+)")"))) break;
+    if (std::regex_search(dom, seeked, std::regex(R"re(data-seeked="([0-9.]+)")re"))) break;
   }
   ASSERT_FALSE(seeked.empty()) << "the button's seek never completed:\n" << dom.substr(0, 2000);
   std::vector<double> markers_at;  // each marker's place on the timeline, in %
