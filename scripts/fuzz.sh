@@ -54,11 +54,10 @@ if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { r
   exit 77
 fi
 
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+# ccache, when installed, comes from CMakeLists.txt (scripts/ccache-launcher).
 if [ ! -f "$dir/CMakeCache.txt" ]; then
   cmake -S . -B "$dir" -DFABRICLAB_FUZZ=ON -DCMAKE_BUILD_TYPE= \
-    -DCMAKE_C_COMPILER="$clangc" -DCMAKE_CXX_COMPILER="$clangxx" "${launcher[@]}" >/dev/null
+    -DCMAKE_C_COMPILER="$clangc" -DCMAKE_CXX_COMPILER="$clangxx" >/dev/null
 fi
 nice -n 19 cmake --build "$dir" -j"$(nproc)" >"$dir/build.log" 2>&1 || {
   tail -40 "$dir/build.log" >&2

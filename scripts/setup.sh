@@ -9,7 +9,7 @@ set -euo pipefail
 
 packages=(
   # build
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ninja-build ccache
   # the fuzz targets (tests/fuzz/): clang and its libFuzzer/sanitizer runtimes
   clang libclang-rt-14-dev
   # libraries

@@ -10,14 +10,15 @@
 #include <thread>
 #include <vector>
 
+#include "common/build_paths.h"
 #include "common/free_port.h"
 #include "common/input_error.h"
 #include "common/temp_dir.h"
 #include "runner/bench/rank_wait.h"
 #include "runner/bench/step_rate.h"
 #include "runner/bench/train_bench_configs.h"
-#include "runner/workload/model_size.h"
 #include "runner/process/process.h"
+#include "runner/workload/model_size.h"
 #include "trainer/dense_layer.h"
 
 namespace fabriclab::runner::bench {
@@ -128,7 +129,7 @@ void print_table(const TrainBenchOptions& o, const std::vector<TrainBenchConfig>
 }  // namespace
 
 std::string default_ddp_script() {
-  return std::string(FABRICLAB_SOURCE_DIR) + "/trainer/bench/ddp_baseline.py";
+  return std::string(fabriclab::build_paths::source_dir()) + "/trainer/bench/ddp_baseline.py";
 }
 
 void run_train_bench(const TrainBenchOptions& o) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -120,6 +121,9 @@ CleanupReport clean_stale_runs(const CleanupOptions& options) {
     nlohmann::json document;
     try {
       std::ifstream in(path);
+      // Gone since it was listed: another cleanup (or a run's start, which
+      // sweeps too) finished it first. Nothing is left for this one to do.
+      if (!in && !std::filesystem::exists(path)) continue;
       document = nlohmann::json::parse(in);
       run.run_id = document.at("run_id").get<std::string>();
       const nlohmann::json& owner = document.at("owner");

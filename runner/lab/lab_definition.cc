@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 
+#include "common/build_paths.h"
 #include "common/input_error.h"
 #include "netem/impairment.h"
 #include "netem/spec_parse.h"
@@ -651,7 +652,7 @@ std::string default_labs_dir() {
       if (fs::is_directory(candidate)) return candidate.string();
     }
   }
-  return std::string(FABRICLAB_SOURCE_DIR) + "/labs";
+  return std::string(fabriclab::build_paths::source_dir()) + "/labs";
 }
 
 std::vector<std::string> list_lab_files(const std::string& labs_dir) {

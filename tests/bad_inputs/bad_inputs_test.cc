@@ -22,6 +22,7 @@
 #include <set>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "tests/bad_inputs/bad_input_case.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
@@ -32,7 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using runner::testing::TempDir;
 
-const std::string kSource = FABRICLAB_SOURCE_DIR;
+const std::string kSource = fabriclab::build_paths::source_dir();
 
 // Run inside `unshare --mount --net`: $1 the work directory, $2 the report
 // file, then the command. The report is "exit N" and one line per thing
@@ -145,10 +146,19 @@ Outcome run_case(const BadInputCase& c, const std::string& scratch) {
     return o;
   }
   o.files_before = files_under(o.dir);
-  std::vector<std::string> argv = {"/usr/bin/unshare", "--mount", "--net", "--propagation",
-                                   "private",          "--",      "/bin/sh", "-c",
-                                   kIsolatedRun,       "sh",      o.dir,     report,
-                                   FABRICLAB_BINARY};
+  std::vector<std::string> argv = {"/usr/bin/unshare",
+                                   "--mount",
+                                   "--net",
+                                   "--propagation",
+                                   "private",
+                                   "--",
+                                   "/bin/sh",
+                                   "-c",
+                                   kIsolatedRun,
+                                   "sh",
+                                   o.dir,
+                                   report,
+                                   fabriclab::build_paths::fabriclab_binary()};
   for (const std::string& arg : c.args) argv.push_back(expand(arg, o.dir, kSource));
   // The marker names the case: a process still carrying it afterwards is one the case left.
   const std::string marker = "FABRICLAB_BAD_INPUT_CASE=" + c.name;

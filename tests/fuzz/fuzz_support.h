@@ -17,6 +17,7 @@
 #include <regex>
 #include <string>
 
+#include "common/build_paths.h"
 #include "runner/lab/lab_definition.h"
 
 namespace fabriclab::fuzz {
@@ -50,7 +51,7 @@ inline void write_file(const std::filesystem::path& path, const std::string& tex
 inline const std::map<std::string, runner::LabDefinition>& labs() {
   static const std::map<std::string, runner::LabDefinition> all = [] {
     std::map<std::string, runner::LabDefinition> out;
-    for (const std::string& path : runner::list_lab_files(FABRICLAB_FUZZ_LABS_DIR)) {
+    for (const std::string& path : runner::list_lab_files(std::string(build_paths::source_dir()) + "/labs")) {
       runner::LabDefinition lab = runner::load_lab(path, false);
       out.emplace(lab.id, std::move(lab));
     }

@@ -3,6 +3,7 @@
 // rejected by our parser too.
 #include <gtest/gtest.h>
 
+#include "common/build_paths.h"
 #include "common/input_error.h"
 #include "netem/netlink/qdisc_message.h"
 #include "netem/spec_parse.h"
@@ -11,7 +12,8 @@
 namespace fabriclab::netem {
 namespace {
 
-const std::string kFixtureDir = std::string(FABRICLAB_SOURCE_DIR) + "/tests/netem/fixtures";
+const std::string kFixtureDir =
+    std::string(fabriclab::build_paths::source_dir()) + "/tests/netem/fixtures";
 
 TEST(EncoderFixture, ThereAreManyFixtures) {
   auto fixtures = testing::load_fixtures(kFixtureDir);

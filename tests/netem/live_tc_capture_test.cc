@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "common/build_paths.h"
 #include "netem/netlink/peer_filter.h"
 #include "netem/netlink/qdisc_message.h"
 #include "netem/netlink/tbf_qdisc.h"
@@ -18,7 +19,8 @@ namespace {
 TEST(LiveTcCapture, OurBytesMatchTcOnThisMachine) {
   std::string why;
   if (!testing::can_capture_tc(&why)) GTEST_SKIP() << why;
-  std::ifstream in(std::string(FABRICLAB_SOURCE_DIR) + "/tests/netem/fixtures/commands.txt");
+  std::ifstream in(std::string(fabriclab::build_paths::source_dir()) +
+                   "/tests/netem/fixtures/commands.txt");
   ASSERT_TRUE(in) << "commands.txt missing";
   std::string line;
   int compared = 0;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/build_paths.h"
 #include "netem/netlink/netlink_probe.h"
 #include "tests/netem/lab_netns.h"
 
@@ -20,7 +21,8 @@ struct CliRun {
 
 CliRun fabriclab(const std::string& args) {
   CliRun r{};
-  r.out = shell(std::string(FABRICLAB_BINARY) + " " + args + " 2>&1", &r.status);
+  r.out = shell(std::string(fabriclab::build_paths::fabriclab_binary()) + " " + args + " 2>&1",
+                &r.status);
   return r;
 }
 

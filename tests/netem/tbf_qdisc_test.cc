@@ -4,6 +4,7 @@
 // derived from netem's words.
 #include <gtest/gtest.h>
 
+#include "common/build_paths.h"
 #include "common/input_error.h"
 #include "netem/netlink/tbf_qdisc.h"
 #include "netem/spec_parse.h"
@@ -12,7 +13,8 @@
 namespace fabriclab::netem {
 namespace {
 
-const std::string kFixtureDir = std::string(FABRICLAB_SOURCE_DIR) + "/tests/netem/fixtures/tbf";
+const std::string kFixtureDir =
+    std::string(fabriclab::build_paths::source_dir()) + "/tests/netem/fixtures/tbf";
 
 // tc's tbf words as the fixtures write them: rate Nbit burst B limit L.
 netlink::TbfSettings settings_of(const std::vector<std::string>& words) {

@@ -13,6 +13,8 @@
 #include <set>
 #include <string>
 
+#include "common/build_paths.h"
+
 namespace fabriclab::runner {
 namespace {
 
@@ -52,7 +54,7 @@ bool may_include_backend(const std::string& runner_file) {
 }
 
 std::vector<std::string> violations() {
-  const fs::path runner = fs::path(FABRICLAB_SOURCE_DIR) / "runner";
+  const fs::path runner = fs::path(fabriclab::build_paths::source_dir()) / "runner";
   static const std::regex kInclude(R"(^\s*#\s*include\s*"((runner|netem)/([a-z_]+)/[^"]+)\")");
   std::vector<std::string> out;
   for (const auto& entry : fs::recursive_directory_iterator(runner)) {
@@ -110,7 +112,7 @@ TEST(Architecture, TheRulesHaveNoCycle) {
 }
 
 TEST(Architecture, TheRuleTableMatchesTheFolders) {
-  const fs::path runner = fs::path(FABRICLAB_SOURCE_DIR) / "runner";
+  const fs::path runner = fs::path(fabriclab::build_paths::source_dir()) / "runner";
   for (const auto& entry : fs::directory_iterator(runner)) {
     if (entry.is_directory()) {
       EXPECT_TRUE(allowed().count(entry.path().filename().string()))

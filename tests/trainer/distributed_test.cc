@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "common/free_port.h"
 #include "tests/support/child_process.h"
 #include "tests/trainer/metrics_reader.h"
@@ -24,8 +25,12 @@ class RankGroup {
       : dir_(make_temp_dir("ranks")), port_(fabriclab::free_loopback_port()) {
     if (launch_ranks < 0) launch_ranks = world_size;
     for (int rank = 0; rank < launch_ranks; ++rank) {
-      std::vector<std::string> argv = {FABRICLAB_BINARY, "train", "--data", "synthetic",
-                                       "--metrics", metrics(rank)};
+      std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(),
+                                       "train",
+                                       "--data",
+                                       "synthetic",
+                                       "--metrics",
+                                       metrics(rank)};
       argv.insert(argv.end(), train_args.begin(), train_args.end());
       ranks_.push_back(std::make_unique<ChildProcess>(
           argv, launcher == Launcher::kSrun ? srun_env(world_size, rank) : torchrun_env(world_size, rank),

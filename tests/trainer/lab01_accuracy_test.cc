@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "common/build_paths.h"
 #include "tests/support/child_process.h"
 #include "tests/trainer/metrics_reader.h"
 
@@ -16,10 +17,10 @@ TEST(Lab01, SingleProcessReaches85PercentOnFashionMnist) {
   }
   const std::string dir = make_temp_dir("lab01");
   const std::string metrics = dir + "/m.jsonl";
-  const RunResult r = run_command({FABRICLAB_BINARY, "train", "--model", "mlp", "--width", "128",
-                                   "--epochs", "2", "--batch", "64", "--lr", "0.05", "--metrics",
-                                   metrics},
-                                  {}, std::chrono::minutes(5));
+  const RunResult r =
+      run_command({fabriclab::build_paths::fabriclab_binary(), "train", "--model", "mlp", "--width",
+                   "128", "--epochs", "2", "--batch", "64", "--lr", "0.05", "--metrics", metrics},
+                  {}, std::chrono::minutes(5));
   ASSERT_EQ(r.status.code, 0) << r.output;
   const auto evals = read_events(metrics, "eval");
   ASSERT_FALSE(evals.empty());

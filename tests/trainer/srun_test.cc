@@ -3,6 +3,7 @@
 // rendezvous in srun's variables alone and train together.
 #include <gtest/gtest.h>
 
+#include "common/build_paths.h"
 #include "tests/trainer/metrics_reader.h"
 #include "tests/trainer/slurm_cluster.h"
 
@@ -21,7 +22,8 @@ TEST(Srun, FourRanksStartedByARealSrunTrainTogether) {
   // own export; the master is the first (only) host of SLURM_JOB_NODELIST.
   const std::string metrics = cluster.dir() + "/rank$SLURM_PROCID.jsonl";
   const RunResult r = cluster.srun(
-      "--ntasks=4 --export=ALL,MASTER_PORT=29500 /bin/sh -c 'exec " + std::string(FABRICLAB_BINARY) +
+      "--ntasks=4 --export=ALL,MASTER_PORT=29500 /bin/sh -c 'exec " +
+          std::string(fabriclab::build_paths::fabriclab_binary()) +
           " train --data synthetic --steps 20 --batch 32 --timeout 60 --metrics " + metrics + "'",
       180s);
   ASSERT_TRUE(r.status.exited) << "srun hung:\n" << r.output;

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/build_paths.h"
+
 namespace fabriclab::testing {
 namespace {
 
@@ -23,7 +25,9 @@ TwoNetnsOptions two_nodes() {
   return options;
 }
 
-std::string torchrun_script() { return std::string(FABRICLAB_SOURCE_DIR) + "/scripts/torchrun"; }
+std::string torchrun_script() {
+  return std::string(fabriclab::build_paths::source_dir()) + "/scripts/torchrun";
+}
 
 std::vector<pid_t> pids_in(const std::string& netns) {
   std::vector<pid_t> pids;
@@ -92,7 +96,7 @@ std::string TorchrunNodes::write_node_script(int node) const {
            << " --rdzv_id=fabriclab-test";
   }
   // ${local_rank} is torchrun's macro, substituted per worker.
-  script << " --no_python " << FABRICLAB_BINARY << " train";
+  script << " --no_python " << fabriclab::build_paths::fabriclab_binary() << " train";
   if (!options_.data.empty()) script << " --data '" << options_.data << "'";
   script << " --metrics '" << dir_ << "/node" << node << "-rank${local_rank}.jsonl'";
   for (const auto& arg : options_.train_args) script << " '" << arg << "'";
@@ -109,7 +113,9 @@ pid_t TorchrunNodes::worker_pid(int rank) const {
   for (int node = 0; node < 2; ++node) {
     for (pid_t pid : pids_in(nodes_.netns(node))) {
       const std::string cmdline = proc_file(pid, "cmdline");
-      if (cmdline.rfind(std::string(FABRICLAB_BINARY) + '\0' + "train", 0) != 0) continue;
+      if (cmdline.rfind(std::string(fabriclab::build_paths::fabriclab_binary()) + '\0' + "train",
+                        0) != 0)
+        continue;
       std::istringstream environ(proc_file(pid, "environ"));
       for (std::string var; std::getline(environ, var, '\0');) {
         if (var == wanted) return pid;

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "common/free_port.h"
 #include "tests/trainer/metrics_reader.h"
 #include "tests/trainer/torchrun_nodes.h"
@@ -188,8 +189,8 @@ TEST(Torchrun, TwoRanksOnLab01SettingsEndWithTheLossOfRanksStartedByHand) {
   const int port = free_loopback_port();
   std::vector<std::unique_ptr<ChildProcess>> by_hand;
   for (int rank = 0; rank < 2; ++rank) {
-    std::vector<std::string> argv = {FABRICLAB_BINARY, "train", "--metrics",
-                                     dir + "/rank" + std::to_string(rank) + ".jsonl"};
+    std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(), "train",
+                                     "--metrics", dir + "/rank" + std::to_string(rank) + ".jsonl"};
     argv.insert(argv.end(), lab01.begin(), lab01.end());
     by_hand.push_back(std::make_unique<ChildProcess>(
         argv,

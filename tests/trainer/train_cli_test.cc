@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/build_paths.h"
 #include "tests/support/child_process.h"
 #include "tests/trainer/metrics_reader.h"
 
@@ -21,7 +22,8 @@ class TrainBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(TrainBadInput, ExitsTwoAndSaysWhatWasExpected) {
   const auto& args = GetParam().args;
-  std::vector<std::string> argv = {FABRICLAB_BINARY, "train", "--steps", "1"};
+  std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(), "train", "--steps",
+                                   "1"};
   if (std::find(args.begin(), args.end(), "--data") == args.end()) {
     argv.insert(argv.end(), {"--data", "synthetic"});
   }
@@ -64,9 +66,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
   const std::string dir = make_temp_dir("train-schema");
   const std::string metrics = dir + "/m.jsonl";
-  const RunResult r = run_command({FABRICLAB_BINARY, "train", "--data", "synthetic", "--steps", "20",
-                                   "--eval-every", "10", "--metrics", metrics},
-                                  {}, std::chrono::seconds(60));
+  const RunResult r =
+      run_command({fabriclab::build_paths::fabriclab_binary(), "train", "--data", "synthetic",
+                   "--steps", "20", "--eval-every", "10", "--metrics", metrics},
+                  {}, std::chrono::seconds(60));
   ASSERT_EQ(r.status.code, 0) << r.output;
   EXPECT_NE(r.output.find("118282 parameters = 473128 bytes"), std::string::npos) << r.output;
 
@@ -108,8 +111,14 @@ TEST(TrainCli, SingleProcessMetricsFollowTheSchema) {
 TEST(TrainCli, ASlowWorkerSleepsInsideItsComputeAndSaysSo) {
   const std::string dir = make_temp_dir("train-slow");
   auto run = [&](const std::string& name, std::vector<std::string> extra) {
-    std::vector<std::string> argv = {FABRICLAB_BINARY, "train", "--data", "synthetic", "--steps",
-                                     "4", "--metrics", dir + "/" + name};
+    std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(),
+                                     "train",
+                                     "--data",
+                                     "synthetic",
+                                     "--steps",
+                                     "4",
+                                     "--metrics",
+                                     dir + "/" + name};
     argv.insert(argv.end(), extra.begin(), extra.end());
     const RunResult r = run_command(argv, {}, std::chrono::seconds(60));
     EXPECT_EQ(r.status.code, 0) << r.output;
@@ -131,10 +140,10 @@ TEST(TrainCli, ASlowWorkerSleepsInsideItsComputeAndSaysSo) {
 
 // The benchmark behind the trainer's --gemm default runs and reports both sides.
 TEST(BenchGemmCli, PrintsBothGemmsAndTheirRatio) {
-  const RunResult r = run_command({FABRICLAB_BINARY, "bench", "gemm", "--batch", "32", "--in", "48",
-                                   "--out", "16", "--hidden-layer", "--repeat", "1",
-                                   "--iterations", "2"},
-                                  {}, std::chrono::seconds(60));
+  const RunResult r = run_command(
+      {fabriclab::build_paths::fabriclab_binary(), "bench", "gemm", "--batch", "32", "--in", "48",
+       "--out", "16", "--hidden-layer", "--repeat", "1", "--iterations", "2"},
+      {}, std::chrono::seconds(60));
   ASSERT_EQ(r.status.code, 0) << r.output;
   EXPECT_NE(r.output.find("dense layer 48 -> 16, batch 32"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("3 products"), std::string::npos) << r.output;
@@ -145,7 +154,8 @@ TEST(BenchGemmCli, PrintsBothGemmsAndTheirRatio) {
 
 TEST(BenchGemmCli, BadShapeExitsTwo) {
   const RunResult r =
-      run_command({FABRICLAB_BINARY, "bench", "gemm", "--batch", "0"}, {}, std::chrono::seconds(30));
+      run_command({fabriclab::build_paths::fabriclab_binary(), "bench", "gemm", "--batch", "0"}, {},
+                  std::chrono::seconds(30));
   EXPECT_EQ(r.status.code, 2) << r.output;
   EXPECT_NE(r.output.find("--batch"), std::string::npos) << r.output;
 }

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "tests/netem/lab_netns.h"
 #include "tests/support/child_process.h"
 
@@ -44,7 +45,7 @@ std::vector<pid_t> fabriclab_processes(pid_t except) {
     std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline");
     std::string argv0;
     std::getline(cmd, argv0, '\0');
-    if (argv0 == FABRICLAB_BINARY) out.push_back(pid);
+    if (argv0 == fabriclab::build_paths::fabriclab_binary()) out.push_back(pid);
   }
   if (proc) closedir(proc);
   return out;
@@ -64,10 +65,11 @@ TEST(KilledRunInVm, CleanupRemovesTheRealNetemQdiscTheNamespacesAndTheRanks) {
   const std::string dir = testing::make_temp_dir("fl-vm-kill");
 
   // Lab 02's latency scenario only: delay 100ms on a lab link from the start.
-  testing::ChildProcess runner({FABRICLAB_BINARY, "run", "02", "--quick", "--backend", "netem",
-                                "--scenario", "latency", "--output", dir, "--no-charts",
-                                "--labs", std::string(FABRICLAB_SOURCE_DIR) + "/labs"},
-                               {}, dir + "/runner.log");
+  testing::ChildProcess runner(
+      {fabriclab::build_paths::fabriclab_binary(), "run", "02", "--quick", "--backend", "netem",
+       "--scenario", "latency", "--output", dir, "--no-charts", "--labs",
+       std::string(fabriclab::build_paths::source_dir()) + "/labs"},
+      {}, dir + "/runner.log");
   std::string impaired;
   auto deadline = std::chrono::steady_clock::now() + 240s;
   while (impaired.empty() && std::chrono::steady_clock::now() < deadline) {
@@ -86,7 +88,8 @@ TEST(KilledRunInVm, CleanupRemovesTheRealNetemQdiscTheNamespacesAndTheRanks) {
   EXPECT_FALSE(namespaces("fl-").empty()) << "nothing left to clean: the test proves nothing";
 
   int st = -1;
-  std::string out = shell(std::string(FABRICLAB_BINARY) + " cleanup 2>&1", &st);
+  std::string out =
+      shell(std::string(fabriclab::build_paths::fabriclab_binary()) + " cleanup 2>&1", &st);
   EXPECT_EQ(st, 0) << out;
   EXPECT_TRUE(namespaces("fl-").empty()) << shell("ip netns list") << out;
   EXPECT_EQ(namespace_with_netem(), "");
@@ -96,7 +99,8 @@ TEST(KilledRunInVm, CleanupRemovesTheRealNetemQdiscTheNamespacesAndTheRanks) {
     std::this_thread::sleep_for(200ms);
   EXPECT_TRUE(fabriclab_processes(getpid()).empty()) << out;
   // Nothing left for a second cleanup.
-  out = shell(std::string(FABRICLAB_BINARY) + " cleanup --dry-run 2>&1", &st);
+  out = shell(std::string(fabriclab::build_paths::fabriclab_binary()) + " cleanup --dry-run 2>&1",
+              &st);
   EXPECT_EQ(st, 0) << out;
   EXPECT_EQ(out.find("would remove"), std::string::npos) << out;
   shell("rm -rf " + dir);

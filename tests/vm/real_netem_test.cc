@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "common/build_paths.h"
 #include "common/ping_output.h"
 #include "netem/netlink/netlink_backend.h"
 #include "netem/netlink/netlink_probe.h"
@@ -33,7 +34,8 @@ namespace {
 
 using netlink::QdiscInfo;
 
-const std::string kFixtureDir = std::string(FABRICLAB_SOURCE_DIR) + "/tests/netem/fixtures";
+const std::string kFixtureDir =
+    std::string(fabriclab::build_paths::source_dir()) + "/tests/netem/fixtures";
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -133,7 +135,7 @@ TEST_F(RealNetem, EveryByteIdentitySpecAppliesReadsBackAsTcSeesItAndClears) {
 }
 
 TEST_F(RealNetem, CliAppliesShowsAndClears) {
-  const std::string fabriclab = std::string(FABRICLAB_BINARY) + " netem ";
+  const std::string fabriclab = std::string(fabriclab::build_paths::fabriclab_binary()) + " netem ";
   const std::string ns = " --netns " + lab_->a();
   const std::string words =
       "delay 100ms 10ms 25% distribution normal loss 1% 10% duplicate 0.5% corrupt 0.1% "
@@ -225,8 +227,9 @@ TEST_F(RealNetem, AKernelRefusalIsSaidWithTheDeviceAndLeavesNothing) {
 
   // The CLI: exit 1 (the kernel refused; the words were fine) and one line.
   int st = -1;
-  std::string out = testing::shell(std::string(FABRICLAB_BINARY) + " netem apply va delay 10ms" +
-                                       " --parent 1:10 --netns " + lab_->a() + " 2>&1",
+  std::string out = testing::shell(std::string(fabriclab::build_paths::fabriclab_binary()) +
+                                       " netem apply va delay 10ms" + " --parent 1:10 --netns " +
+                                       lab_->a() + " 2>&1",
                                    &st);
   EXPECT_EQ(st, 1) << out;
   EXPECT_NE(out.find("cannot "), std::string::npos) << out;

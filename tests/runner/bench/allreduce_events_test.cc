@@ -3,6 +3,7 @@
 // `fabriclab bench allreduce-rank --metrics` writing the workload contract's
 // events (start, one step per size, final) for two ranks over loopback.
 #include "runner/bench/allreduce_events.h"
+#include "common/build_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -58,16 +59,16 @@ TEST(AllreduceEvents, AStepCarriesNcclTestsFiguresOfOneSize) {
 TEST(AllreduceEvents, TheRankWritesTheWorkloadContractsEvents) {
   runner::testing::TempDir dir;
   auto rank = [&](int r) {
-    return run_command({FABRICLAB_BINARY, "-q", "bench", "allreduce-rank", "--sizes",
-                        "4096,65536", "--iters", "2", "--warmup", "1", "--channels", "1",
-                        "--timeout", "30", "--metrics",
-                        dir.path() + "/rank" + std::to_string(r) + ".jsonl"},
-                       {{"MASTER_ADDR", "127.0.0.1"},
-                        {"MASTER_PORT", std::to_string(29800 + (::getpid() % 150))},
-                        {"WORLD_SIZE", "2"},
-                        {"RANK", std::to_string(r)},
-                        {"FABRICLAB_BIND_ADDR", "127.0.0.1"}},
-                       std::chrono::seconds(60));
+    return run_command(
+        {fabriclab::build_paths::fabriclab_binary(), "-q", "bench", "allreduce-rank", "--sizes",
+         "4096,65536", "--iters", "2", "--warmup", "1", "--channels", "1", "--timeout", "30",
+         "--metrics", dir.path() + "/rank" + std::to_string(r) + ".jsonl"},
+        {{"MASTER_ADDR", "127.0.0.1"},
+         {"MASTER_PORT", std::to_string(29800 + (::getpid() % 150))},
+         {"WORLD_SIZE", "2"},
+         {"RANK", std::to_string(r)},
+         {"FABRICLAB_BIND_ADDR", "127.0.0.1"}},
+        std::chrono::seconds(60));
   };
   auto r1 = std::async(std::launch::async, rank, 1);
   const auto r0 = rank(0);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/build_paths.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
 
@@ -25,7 +26,7 @@ using fabriclab::testing::run_command;
 using namespace std::chrono_literals;
 
 std::vector<std::string> bench_argv(std::vector<std::string> extra) {
-  std::vector<std::string> argv = {FABRICLAB_BINARY,
+  std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(),
                                    "-q",
                                    "bench",
                                    "allreduce",
@@ -104,8 +105,8 @@ TEST(BenchAllreduce, InterruptedRunLeavesNothing) {
   SKIP_UNLESS_NETNS_PRIVILEGES();
   const auto before = testing::run_netns_entries("fl-");
   const std::string dir = fabriclab::testing::make_temp_dir("bench-allreduce-int");
-  ChildProcess bench({FABRICLAB_BINARY, "bench", "allreduce", "-b", "64M", "-e", "256M", "-n",
-                      "100", "--ranks", "3", "--iperf-seconds", "1"},
+  ChildProcess bench({fabriclab::build_paths::fabriclab_binary(), "bench", "allreduce", "-b", "64M",
+                      "-e", "256M", "-n", "100", "--ranks", "3", "--iperf-seconds", "1"},
                      {}, dir + "/out.txt");
   // Its run id, from the namespaces it creates; then wait for the ranks.
   std::string run_id;
@@ -133,8 +134,8 @@ TEST(BenchAllreduce, BadFlagsExitTwoNamingTheFlag) {
   const auto bad_links = run_command(bench_argv({"--links", "r7"}));
   EXPECT_EQ(bad_links.status.code, 2) << bad_links.output;
   EXPECT_NE(bad_links.output.find("--links: 'r7'"), std::string::npos) << bad_links.output;
-  const auto bad_sizes =
-      run_command({FABRICLAB_BINARY, "bench", "allreduce", "-b", "1M", "-e", "256K"});
+  const auto bad_sizes = run_command(
+      {fabriclab::build_paths::fabriclab_binary(), "bench", "allreduce", "-b", "1M", "-e", "256K"});
   EXPECT_EQ(bad_sizes.status.code, 2) << bad_sizes.output;
   EXPECT_NE(bad_sizes.output.find("-e/--maxbytes"), std::string::npos) << bad_sizes.output;
   const auto bad_spec = run_command(bench_argv({"--impair", "rate fast"}));

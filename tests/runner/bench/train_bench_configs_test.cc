@@ -1,5 +1,6 @@
 // What `fabriclab bench train` measures: the configurations and their targets.
 #include "runner/bench/train_bench_configs.h"
+#include "common/build_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -39,7 +40,7 @@ TEST(TrainBenchConfigs, IssuePresetIsTheDenseMlpAndALargeMlp) {
 
 TEST(TrainBenchOptions, DefaultDdpScriptIsInThisTree) {
   EXPECT_EQ(TrainBenchOptions().script,
-            std::string(FABRICLAB_SOURCE_DIR) + "/trainer/bench/ddp_baseline.py");
+            std::string(fabriclab::build_paths::source_dir()) + "/trainer/bench/ddp_baseline.py");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // guardian removes the qdisc once the process that started it is SIGKILLed.
 // (This kernel has no sch_netem: an htb root with fabriclab's handle stands
 // in for the netem backend's peer-filter tree, which is an htb root too.)
+#include "common/build_paths.h"
 #include "runner/cleanup/impairment_guardian.h"
 
 #include <gtest/gtest.h>
@@ -44,7 +45,8 @@ class InterfaceCleanupTest : public ::testing::Test {
   std::string qdiscs() const { return in_ns({"/usr/sbin/tc", "qdisc", "show", "dev", "vx"}); }
   std::string tables() const { return in_ns({"/usr/sbin/nft", "list", "tables"}); }
   fabriclab::testing::RunResult cleanup() const {
-    return run_command({FABRICLAB_BINARY, "cleanup", "--iface", "vx", "--netns", ns_});
+    return run_command(
+        {fabriclab::build_paths::fabriclab_binary(), "cleanup", "--iface", "vx", "--netns", ns_});
   }
 
   const std::string ns_ = "fclean-" + std::to_string(::getpid());
@@ -80,7 +82,7 @@ TEST_F(InterfaceCleanupTest, GuardianRemovesTheQdiscWhenItsRunnerIsKilled) {
   const pid_t runner = ::fork();
   ASSERT_GE(runner, 0);
   if (runner == 0) {
-    ImpairmentGuardian guardian("vx", ns_, FABRICLAB_BINARY);
+    ImpairmentGuardian guardian("vx", ns_, fabriclab::build_paths::fabriclab_binary());
     ::pause();
     ::_exit(0);
   }

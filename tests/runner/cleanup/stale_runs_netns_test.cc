@@ -8,6 +8,7 @@
 
 #include <thread>
 
+#include "common/build_paths.h"
 #include "runner/cleanup/stale_runs.h"
 #include "runner/ledger/run_id.h"
 #include "runner/process/process.h"
@@ -75,16 +76,17 @@ TEST(Cleanup, AfterSigkillRemovesExactlyWhatTheRunRecorded) {
   ASSERT_TRUE(std::filesystem::exists(ledger_path));
 
   int code = -1;
-  std::string dry = run_command(
-      std::string(FABRICLAB_BINARY) + " cleanup --dry-run --dir " + ledger_dir.path() + " 2>&1",
-      &code);
+  std::string dry = run_command(std::string(fabriclab::build_paths::fabriclab_binary()) +
+                                    " cleanup --dry-run --dir " + ledger_dir.path() + " 2>&1",
+                                &code);
   EXPECT_EQ(code, 0) << dry;
   EXPECT_NE(dry.find("would remove"), std::string::npos) << dry;
   EXPECT_NE(dry.find("would kill"), std::string::npos) << dry;
   EXPECT_EQ(testing::run_netns_entries(prefix).size(), 4u);
 
-  std::string report = run_command(
-      std::string(FABRICLAB_BINARY) + " cleanup --dir " + ledger_dir.path() + " 2>&1", &code);
+  std::string report = run_command(std::string(fabriclab::build_paths::fabriclab_binary()) +
+                                       " cleanup --dir " + ledger_dir.path() + " 2>&1",
+                                   &code);
   EXPECT_EQ(code, 0) << report;
   for (const char* rank : {"r0", "r1", "r2", "sw"}) {
     EXPECT_NE(report.find("/run/netns/" + prefix + rank + ": removed"), std::string::npos)
@@ -99,8 +101,9 @@ TEST(Cleanup, AfterSigkillRemovesExactlyWhatTheRunRecorded) {
   EXPECT_EQ(testing::run_netns_entries(unrelated_name).size(), 1u);
   EXPECT_FALSE(unrelated_process.poll().has_value());
 
-  report = run_command(
-      std::string(FABRICLAB_BINARY) + " cleanup --dir " + ledger_dir.path() + " 2>&1", &code);
+  report = run_command(std::string(fabriclab::build_paths::fabriclab_binary()) + " cleanup --dir " +
+                           ledger_dir.path() + " 2>&1",
+                       &code);
   EXPECT_NE(report.find("nothing left over"), std::string::npos) << report;
 }
 

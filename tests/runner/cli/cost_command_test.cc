@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/build_paths.h"
 #include "tests/support/child_process.h"
 
 namespace fabriclab {
@@ -18,7 +19,7 @@ using fabriclab::testing::run_command;
 using nlohmann::json;
 
 json cost_json(std::vector<std::string> args) {
-  args.insert(args.begin(), {FABRICLAB_BINARY, "cost"});
+  args.insert(args.begin(), {fabriclab::build_paths::fabriclab_binary(), "cost"});
   args.push_back("--json");
   const auto result = run_command(args);
   EXPECT_EQ(result.status.code, 0) << result.output;
@@ -28,7 +29,7 @@ json cost_json(std::vector<std::string> args) {
 std::vector<fs::path> reference_recordings() {
   std::vector<fs::path> out;
   for (const char* name : {"05-one-slow-path", "06-cost-of-waiting"}) {
-    const fs::path dir = fs::path(FABRICLAB_SOURCE_DIR) / "recordings" / name;
+    const fs::path dir = fs::path(fabriclab::build_paths::source_dir()) / "recordings" / name;
     if (fs::exists(dir / "run.json")) out.push_back(dir);
   }
   return out;
@@ -99,7 +100,7 @@ TEST(CostCommand, BadInputExitsTwoSayingWhatWasExpected) {
       {{"99", "--runs", dir}, ""},
   };
   for (const Case& c : cases) {
-    std::vector<std::string> argv = {FABRICLAB_BINARY, "cost"};
+    std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(), "cost"};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     const auto result = run_command(argv);
     EXPECT_EQ(result.status.code, 2) << result.output;
@@ -107,8 +108,8 @@ TEST(CostCommand, BadInputExitsTwoSayingWhatWasExpected) {
   }
   const auto recordings = reference_recordings();
   if (recordings.empty()) return;
-  const auto unknown =
-      run_command({FABRICLAB_BINARY, "cost", recordings[0].string(), "--scenario", "no-such"});
+  const auto unknown = run_command({fabriclab::build_paths::fabriclab_binary(), "cost",
+                                    recordings[0].string(), "--scenario", "no-such"});
   EXPECT_EQ(unknown.status.code, 2);
   EXPECT_NE(unknown.output.find("the run has no scenario 'no-such'"), std::string::npos)
       << unknown.output;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "tests/runner/lab_files.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
@@ -60,10 +61,28 @@ TEST(DiskFull, RunEndsWithAClearErrorAndAConsistentPartialRunJson) {
                          testing::scenario("fills", "", 90, 30) +
                          "workload = { steps = 1000000 }\n");
 
-  const auto r = run_command({"/usr/bin/unshare", "--mount", "--propagation", "private", "--",
-                              "/bin/sh", "-c", kRunOnSmallDisk, "sh", kDiskSize, disk, copy,
-                              FABRICLAB_BINARY, "run", "92", "--labs", labs, "--output", disk,
-                              "--backend", "userspace", "--no-charts"},
+  const auto r = run_command({"/usr/bin/unshare",
+                              "--mount",
+                              "--propagation",
+                              "private",
+                              "--",
+                              "/bin/sh",
+                              "-c",
+                              kRunOnSmallDisk,
+                              "sh",
+                              kDiskSize,
+                              disk,
+                              copy,
+                              fabriclab::build_paths::fabriclab_binary(),
+                              "run",
+                              "92",
+                              "--labs",
+                              labs,
+                              "--output",
+                              disk,
+                              "--backend",
+                              "userspace",
+                              "--no-charts"},
                              {}, 180s);
   ASSERT_TRUE(r.status.exited) << r.output;
   ASSERT_NE(r.status.code, 97) << "could not mount a tmpfs: " << r.output;
@@ -104,11 +123,12 @@ TEST(DiskFull, RunEndsWithAClearErrorAndAConsistentPartialRunJson) {
   EXPECT_EQ(fits_steps, 2 * 10);
 
   // The reader and the player take what is there.
-  const auto summary = run_command({FABRICLAB_BINARY, "replay", run_dir, "--summary"}, {}, 60s);
+  const auto summary = run_command(
+      {fabriclab::build_paths::fabriclab_binary(), "replay", run_dir, "--summary"}, {}, 60s);
   EXPECT_EQ(summary.status.code, 0) << summary.output;
-  const auto replay =
-      run_command({FABRICLAB_BINARY, "replay", run_dir, "--speed", "1000", "--idle-limit", "0.01"},
-                  {}, 60s);
+  const auto replay = run_command({fabriclab::build_paths::fabriclab_binary(), "replay", run_dir,
+                                   "--speed", "1000", "--idle-limit", "0.01"},
+                                  {}, 60s);
   EXPECT_EQ(replay.status.code, 0) << replay.output;
 
   // Nothing of the run is left (its namespaces and processes carry its id).

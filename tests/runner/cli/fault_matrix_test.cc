@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/build_paths.h"
 #include "tests/runner/lab_files.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
@@ -155,10 +156,10 @@ TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
   const Case& c = GetParam();
   if (c.variant.rootless && ::geteuid() != 0)
     GTEST_SKIP() << "needs root to switch to an ordinary user (setpriv)";
-  ChildProcess runner(as_user({FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output", output_,
-                               "--backend", "userspace", "--no-charts"}),
-                      {{"FABRICLAB_FAULT_AT", c.point}, {"XDG_RUNTIME_DIR", ""}},
-                      dir_.path() + "/out.txt");
+  ChildProcess runner(
+      as_user({fabriclab::build_paths::fabriclab_binary(), "run", "92", "--labs", labs_, "--output",
+               output_, "--backend", "userspace", "--no-charts"}),
+      {{"FABRICLAB_FAULT_AT", c.point}, {"XDG_RUNTIME_DIR", ""}}, dir_.path() + "/out.txt");
   const ExitStatus status = runner.wait(120s);
   if (c.variant.rootless &&
       runner.output().find("cannot enter a user namespace") != std::string::npos)
@@ -182,8 +183,8 @@ TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
   // On a shared machine another user's run may start in between and clean
   // this one first (every run starts with the same sweep of dead runs):
   // what counts is that nothing is left afterwards.
-  auto cleanup =
-      run_command(as_user({FABRICLAB_BINARY, "cleanup"}), {{"XDG_RUNTIME_DIR", ""}}, 60s);
+  auto cleanup = run_command(as_user({fabriclab::build_paths::fabriclab_binary(), "cleanup"}),
+                             {{"XDG_RUNTIME_DIR", ""}}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
   if (ledger_left && cleanup.output.find("run " + run_id) == std::string::npos)
     std::cout << "run " << run_id
@@ -217,8 +218,14 @@ TEST(FaultCleanup, CleanupLeavesALiveRunAlone) {
       << "[topology]\nranks = 2\n"
       << "[[scenario]]\nname = \"clean\"\ncondition = \"clean\"\ndeadline_s = 300\nstall_s = 60\n";
   const auto run_argv = [&](const std::string& output) {
-    return std::vector<std::string>{FABRICLAB_BINARY, "run",  "92",         "--labs", labs,
-                                    "--output",       output, "--no-charts"};
+    return std::vector<std::string>{fabriclab::build_paths::fabriclab_binary(),
+                                    "run",
+                                    "92",
+                                    "--labs",
+                                    labs,
+                                    "--output",
+                                    output,
+                                    "--no-charts"};
   };
   ChildProcess live(run_argv(dir.path() + "/live"), {}, dir.path() + "/live.txt");
   ASSERT_TRUE(testing::wait_for_training(dir.path() + "/live", 60s)) << live.output();
@@ -230,7 +237,7 @@ TEST(FaultCleanup, CleanupLeavesALiveRunAlone) {
   const std::string killed_id = run_id_in(dir.path() + "/killed");
   ASSERT_FALSE(killed_id.empty());
 
-  auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
+  auto cleanup = run_command({fabriclab::build_paths::fabriclab_binary(), "cleanup"}, {}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
   EXPECT_EQ(cleanup.output.find("run " + live_id + " ("), std::string::npos)
       << "cleanup acted on the live run\n"

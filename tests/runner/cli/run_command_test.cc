@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "tests/runner/lab_files.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
@@ -94,8 +95,15 @@ class RunCommandTest : public ::testing::Test {
   }
 
   std::vector<std::string> run_argv(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> argv = {FABRICLAB_BINARY, "run",          "92",        "--labs", labs_,
-                                     "--output",       output_,        "--backend", "userspace",
+    std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(),
+                                     "run",
+                                     "92",
+                                     "--labs",
+                                     labs_,
+                                     "--output",
+                                     output_,
+                                     "--backend",
+                                     "userspace",
                                      "--no-charts"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
@@ -333,7 +341,7 @@ void RunCommandTest::kill_while_training_then_clean_up(size_t namespaces, const 
   runner.signal(SIGKILL);
   runner.wait(10s);
   EXPECT_EQ(testing::run_netns_entries("fl-" + run_id).size(), namespaces);
-  auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
+  auto cleanup = run_command({fabriclab::build_paths::fabriclab_binary(), "cleanup"}, {}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
   EXPECT_NE(cleanup.output.find(run_id), std::string::npos) << cleanup.output;
   EXPECT_NE(cleanup.output.find(named), std::string::npos) << cleanup.output;
@@ -366,9 +374,9 @@ TEST(RunCommandRootless, AnOrdinaryUserRunsALab) {
   std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
   const std::string labs = dir.path() + "/labs", output = dir.path() + "/runs";
   write_lab(labs, kSmallTrainer, scenario("clean", "", 60, 20) + scenario("latency", "delay 20ms", 60, 20));
-  auto r = run_command({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-                        FABRICLAB_BINARY, "run", "92", "--labs", labs, "--output", output,
-                        "--backend", "userspace", "--no-charts"},
+  auto r = run_command({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        "--", fabriclab::build_paths::fabriclab_binary(), "run", "92", "--labs",
+                        labs, "--output", output, "--backend", "userspace", "--no-charts"},
                        {{"XDG_RUNTIME_DIR", ""}}, 180s);
   if (r.output.find("cannot enter a user namespace") != std::string::npos)
     GTEST_SKIP() << "user namespaces not allowed here: " << r.output;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/build_paths.h"
 #include "tests/runner/grading/grading_fixture.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
@@ -24,7 +25,12 @@ class GradeCliTest : public ::testing::Test {
   }
 
   fabriclab::testing::RunResult grade(std::vector<std::string> args) {
-    std::vector<std::string> argv = {FABRICLAB_BINARY,     "grade", "02", "--labs", labs_, "--runs",
+    std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(),
+                                     "grade",
+                                     "02",
+                                     "--labs",
+                                     labs_,
+                                     "--runs",
                                      dir_.path() + "/runs"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_command(argv);
@@ -140,8 +146,8 @@ TEST_F(GradeCliTest, BadInputExitsTwo) {
     EXPECT_NE(r.output.find(c.expected), std::string::npos) << r.output;
   }
   // No run of the lab at all.
-  const auto none = run_command(
-      {FABRICLAB_BINARY, "grade", "02", "--labs", labs_, "--runs", dir_.path() + "/empty"});
+  const auto none = run_command({fabriclab::build_paths::fabriclab_binary(), "grade", "02",
+                                 "--labs", labs_, "--runs", dir_.path() + "/empty"});
   EXPECT_EQ(none.status.code, 2) << none.output;
   EXPECT_NE(none.output.find("no recording of lab 02"), std::string::npos) << none.output;
   // A recording of another lab.

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "common/build_paths.h"
 #include "common/input_error.h"
 #include "runner/grading/answers.h"
 #include "runner/lab/exercise.h"
@@ -171,7 +172,8 @@ TEST_F(AnswersTest, TemplateParsesBackUnansweredWithPromptsAsComments) {
 TEST(RealLabs, ExercisesLoad) {
   namespace fs = std::filesystem;
   int found = 0;
-  for (const auto& entry : fs::directory_iterator(std::string(FABRICLAB_SOURCE_DIR) + "/labs")) {
+  for (const auto& entry :
+       fs::directory_iterator(std::string(fabriclab::build_paths::source_dir()) + "/labs")) {
     const fs::path toml = entry.path() / "lab.toml";
     if (!fs::exists(toml)) continue;
     SCOPED_TRACE(toml.string());

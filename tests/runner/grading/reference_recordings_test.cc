@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/build_paths.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/lab/seed_pick.h"
 #include "tests/runner/grading/derived_answers.h"
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 using fabriclab::testing::run_command;
 
 void grade_reference(const std::string& lab_id) {
-  const std::string root = FABRICLAB_SOURCE_DIR;
+  const std::string root = fabriclab::build_paths::source_dir();
   std::vector<fs::path> recordings;
   for (const auto& entry : fs::directory_iterator(root + "/recordings")) {
     const std::string name = entry.path().filename().string();
@@ -49,9 +50,15 @@ void grade_reference(const std::string& lab_id) {
     runner::testing::TempDir tmp;
     testing::write_text(tmp.path() + "/right.toml", derived.right);
     testing::write_text(tmp.path() + "/wrong.toml", derived.wrong);
-    const std::vector<std::string> base = {FABRICLAB_BINARY, "grade",  lab_id,
-                                           "--labs",         labs,     "--recording",
-                                           dir.string(),     "--json", "--answers"};
+    const std::vector<std::string> base = {fabriclab::build_paths::fabriclab_binary(),
+                                           "grade",
+                                           lab_id,
+                                           "--labs",
+                                           labs,
+                                           "--recording",
+                                           dir.string(),
+                                           "--json",
+                                           "--answers"};
     auto argv = base;
     argv.push_back(tmp.path() + "/right.toml");
     const auto pass = run_command(argv);
@@ -71,8 +78,8 @@ void grade_reference(const std::string& lab_id) {
     EXPECT_EQ(failed, derived.wrong_count) << fail.output;
 
     if (fs::exists(dir / "answers.toml")) {
-      const auto shipped = run_command(
-          {FABRICLAB_BINARY, "grade", lab_id, "--labs", labs, "--recording", dir.string()});
+      const auto shipped = run_command({fabriclab::build_paths::fabriclab_binary(), "grade", lab_id,
+                                        "--labs", labs, "--recording", dir.string()});
       EXPECT_EQ(shipped.status.code, 0)
           << "the answers.toml shipped with the recording does not pass:\n"
           << shipped.output;
@@ -94,7 +101,7 @@ TEST(ReferenceRecordings, Lab09GradesPassAndFail) { grade_reference("09"); }
 // across the spines; the bytes double with the links crossed; and the
 // uplinks carry traffic only where a placement crosses them.
 TEST(ReferenceRecordings, Lab09PlacementOrdersTheStepsAndTheBytes) {
-  const fs::path dir = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/09-placement";
+  const fs::path dir = fs::path(fabriclab::build_paths::source_dir()) / "recordings/09-placement";
   if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
   std::map<std::string, nlohmann::json> result;
   const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
@@ -115,7 +122,8 @@ TEST(ReferenceRecordings, Lab09PlacementOrdersTheStepsAndTheBytes) {
 // less than taildrop; lossless drops nothing and pauses; and the victim,
 // which never crosses the congested port, waits in lossless only.
 TEST(ReferenceRecordings, Lab08MarksInsteadOfDropsAndPausesHitTheVictim) {
-  const fs::path dir = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/08-congestion-without-casualties";
+  const fs::path dir = fs::path(fabriclab::build_paths::source_dir()) /
+                       "recordings/08-congestion-without-casualties";
   if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
   std::map<std::string, nlohmann::json> result;
   const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
@@ -134,7 +142,8 @@ TEST(ReferenceRecordings, Lab08MarksInsteadOfDropsAndPausesHitTheVictim) {
 // names -- the straggler of the slow-worker case, the slow link of the two
 // link cases -- is the one seed_pick drew for the run's seed.
 TEST(ReferenceRecordings, Lab05NamesTheSeedsRankFromTheMeasurementsAlone) {
-  const fs::path dir = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/05-one-slow-path";
+  const fs::path dir =
+      fs::path(fabriclab::build_paths::source_dir()) / "recordings/05-one-slow-path";
   if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
   const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
   const int expected = static_cast<int>(runner::seed_pick(run.at("seed").get<uint64_t>(), "slow_rank", 4));
@@ -151,7 +160,8 @@ TEST(ReferenceRecordings, Lab05NamesTheSeedsRankFromTheMeasurementsAlone) {
 // one seed_pick chose for the run's seed, and the slow sweep's busbw is 0.2
 // to 0.35 of clean's at the largest size (a ring at a quarter-rate link).
 TEST(ReferenceRecordings, Lab04SlowRankIsTheSeedsAndBusbwDropsToAQuarter) {
-  const fs::path dir = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/04-allreduce-bandwidth";
+  const fs::path dir =
+      fs::path(fabriclab::build_paths::source_dir()) / "recordings/04-allreduce-bandwidth";
   if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
   const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
   const uint64_t seed = run.at("seed").get<uint64_t>();
@@ -177,7 +187,8 @@ TEST(ReferenceRecordings, Lab04SlowRankIsTheSeedsAndBusbwDropsToAQuarter) {
 // with every point's step_slowdown capped below 2. The grader must expect
 // "none" -- never an extrapolated number -- and say why a number fails.
 TEST(ReferenceRecordings, Lab07CurveThatNeverDoublesExpectsNone) {
-  const fs::path source = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/07-barrier-amplification";
+  const fs::path source =
+      fs::path(fabriclab::build_paths::source_dir()) / "recordings/07-barrier-amplification";
   if (!fs::exists(source / "run.json")) GTEST_SKIP() << "no " << source << "/run.json yet";
   runner::testing::TempDir tmp;
   const fs::path dir = fs::path(tmp.path()) / "07-never";
@@ -188,11 +199,11 @@ TEST(ReferenceRecordings, Lab07CurveThatNeverDoublesExpectsNone) {
     r["step_slowdown"] = std::min(r.at("step_slowdown").get<double>(), 1.9);
   }
   std::ofstream(dir / "run.json") << run.dump(2);
-  const std::string labs = std::string(FABRICLAB_SOURCE_DIR) + "/labs";
+  const std::string labs = std::string(fabriclab::build_paths::source_dir()) + "/labs";
   const auto grade = [&](const std::string& answers) {
     testing::write_text(tmp.path() + "/answers.toml", answers);
-    return run_command({FABRICLAB_BINARY, "grade", "07", "--labs", labs, "--recording",
-                        dir.string(), "--answers", tmp.path() + "/answers.toml"});
+    return run_command({fabriclab::build_paths::fabriclab_binary(), "grade", "07", "--labs", labs,
+                        "--recording", dir.string(), "--answers", tmp.path() + "/answers.toml"});
   };
   const auto none = grade("doubling-loss = \"none\"\n");
   EXPECT_NE(none.output.find("PASS  doubling-loss"), std::string::npos) << none.output;

@@ -30,6 +30,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "runner/grading/consistency.h"
 #include "runner/grading/recording.h"
 #include "runner/lab/lab_definition.h"
@@ -50,7 +51,7 @@ using testing::TempDir;
 using testing::wait_for_training;
 
 constexpr int kHosts = 4;
-const std::string kLabs = std::string(FABRICLAB_SOURCE_DIR) + "/labs";
+const std::string kLabs = std::string(fabriclab::build_paths::source_dir()) + "/labs";
 
 std::string run_dir_in(const std::string& output) {
   std::error_code ignored;
@@ -97,10 +98,18 @@ class FourHostsTest : public ::testing::Test {
   // Lab 05 on host h; all four hosts unless `extra` says otherwise (hosts
   // 2 and 3 then read them from the hosts file).
   std::vector<std::string> run_argv(int h, std::vector<std::string> extra) const {
-    std::vector<std::string> argv = {FABRICLAB_BINARY, "run",       "05",
-                                     "--labs",         kLabs,       "--output",
-                                     output(h),        "--backend", "userspace",
-                                     "--no-charts",    "--iface",   BridgedHosts::device(h)};
+    std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(),
+                                     "run",
+                                     "05",
+                                     "--labs",
+                                     kLabs,
+                                     "--output",
+                                     output(h),
+                                     "--backend",
+                                     "userspace",
+                                     "--no-charts",
+                                     "--iface",
+                                     BridgedHosts::device(h)};
     if (std::find(extra.begin(), extra.end(), "--hosts") == extra.end()) {
       if (h < 2)
         argv.insert(argv.end(), {"--hosts", hosts_.host_list()});

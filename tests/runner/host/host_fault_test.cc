@@ -20,6 +20,7 @@
 #include <regex>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "tests/runner/host/two_hosts.h"
 #include "tests/runner/lab_files.h"
 #include "tests/runner/test_support.h"
@@ -82,9 +83,9 @@ class HostFaultTest : public ::testing::TestWithParam<Case> {
     if (!fault_at.empty()) env["FABRICLAB_FAULT_AT"] = fault_at;
     return std::make_unique<ChildProcess>(
         hosts_.inside(
-            h, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output",
-                dir_.path() + "/runs-" + std::to_string(h), "--backend", "userspace", "--no-charts",
-                "--hosts", TwoHosts::hosts(), "--iface", hosts_.device(h)}),
+            h, {fabriclab::build_paths::fabriclab_binary(), "run", "92", "--labs", labs_,
+                "--output", dir_.path() + "/runs-" + std::to_string(h), "--backend", "userspace",
+                "--no-charts", "--hosts", TwoHosts::hosts(), "--iface", hosts_.device(h)}),
         env, dir_.path() + "/out-" + std::to_string(h) + ".txt");
   }
 
@@ -132,10 +133,10 @@ TEST_P(HostFaultTest, TheOtherHostNamesTheLostOneAndNothingIsLeft) {
     EXPECT_TRUE(std::regex_search(runner[other]->output(), named)) << runner[other]->output();
   }
 
-  auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
+  auto cleanup = run_command({fabriclab::build_paths::fabriclab_binary(), "cleanup"}, {}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
-  auto iface = run_command({FABRICLAB_BINARY, "cleanup", "--iface", hosts_.device(c.killed),
-                            "--netns", hosts_.netns(c.killed)},
+  auto iface = run_command({fabriclab::build_paths::fabriclab_binary(), "cleanup", "--iface",
+                            hosts_.device(c.killed), "--netns", hosts_.netns(c.killed)},
                            {}, 60s);
   EXPECT_EQ(iface.status.code, 0) << iface.output;
 
@@ -248,7 +249,7 @@ TEST_F(HostFaultTest, AFollowerJoiningAFrozenLeadThatDiesEndsWithAnError) {
   EXPECT_NE(follower->output().find(TwoHosts::lab_addr(0)), std::string::npos)
       << follower->output();
 
-  auto cleanup = run_command({FABRICLAB_BINARY, "cleanup"}, {}, 60s);
+  auto cleanup = run_command({fabriclab::build_paths::fabriclab_binary(), "cleanup"}, {}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
   for (const std::string& id : lead_ledgers)
     EXPECT_FALSE(std::filesystem::exists(std::string(kLedgers) + "/" + id + ".json"));

@@ -1,6 +1,7 @@
 // Which labs host mode runs on how many hosts (host_mode_fit.h), read from
 // the labs as shipped; and the hosts file (`--hosts-file`).
 #include "runner/host/host_mode_fit.h"
+#include "common/build_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +19,8 @@ namespace fabriclab::runner::host {
 namespace {
 
 LabDefinition shipped(const std::string& folder) {
-  return load_lab(std::string(FABRICLAB_SOURCE_DIR) + "/labs/" + folder + "/lab.toml");
+  return load_lab(std::string(fabriclab::build_paths::source_dir()) + "/labs/" + folder +
+                  "/lab.toml");
 }
 
 std::vector<const ScenarioDefinition*> all_of(const LabDefinition& lab) {

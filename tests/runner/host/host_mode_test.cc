@@ -22,9 +22,10 @@
 #include <sstream>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "runner/grading/consistency.h"
-#include "runner/lab/exercise.h"
 #include "runner/grading/recording.h"
+#include "runner/lab/exercise.h"
 #include "tests/runner/host/two_hosts.h"
 #include "tests/runner/lab_files.h"
 #include "tests/runner/test_support.h"
@@ -89,9 +90,10 @@ class HostModeTest : public ::testing::Test {
   std::string output(int h) const { return dir_.path() + "/runs-" + std::to_string(h); }
 
   std::unique_ptr<ChildProcess> start_runner(int h) {
-    auto argv = hosts_.inside(
-        h, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output", output(h), "--backend",
-            "userspace", "--no-charts", "--hosts", TwoHosts::hosts(), "--iface", hosts_.device(h)});
+    auto argv =
+        hosts_.inside(h, {fabriclab::build_paths::fabriclab_binary(), "run", "92", "--labs", labs_,
+                          "--output", output(h), "--backend", "userspace", "--no-charts", "--hosts",
+                          TwoHosts::hosts(), "--iface", hosts_.device(h)});
     return std::make_unique<ChildProcess>(argv, std::map<std::string, std::string>{},
                                           dir_.path() + "/out-" + std::to_string(h) + ".txt");
   }
@@ -229,9 +231,10 @@ TEST_F(HostModeTest, ALeftoverQdiscIsRemovedBeforeTheNextRunMeasures) {
 // cannot be removed: the run must not start and measure through them.
 TEST_F(HostModeTest, ALiveImpairmentOnTheInterfaceStopsTheRunBeforeItStarts) {
   write_lab(labs_, kSmallTrainer, scenario("clean", "", 90, 30));
-  ChildProcess holder(hosts_.inside(0, {FABRICLAB_BINARY, "netem", "apply", hosts_.device(0),
-                                        "delay", "5ms", "--backend", "userspace"}),
-                      {}, dir_.path() + "/holder.txt");
+  ChildProcess holder(
+      hosts_.inside(0, {fabriclab::build_paths::fabriclab_binary(), "netem", "apply",
+                        hosts_.device(0), "delay", "5ms", "--backend", "userspace"}),
+      {}, dir_.path() + "/holder.txt");
   ASSERT_TRUE(eventually(
       [&] { return hosts_.nft_tables(0).find("fabriclab_") != std::string::npos; }, 10s))
       << holder.output();
@@ -287,8 +290,8 @@ TEST_F(HostModeTest, BadHostListOrInterfaceIsInputError) {
   write_lab(labs_, kSmallTrainer, scenario("clean", "", 90, 30));
   auto run = [&](const std::string& hosts, const std::string& iface) {
     return fabriclab::testing::run_command(
-        hosts_.inside(0, {FABRICLAB_BINARY, "run", "92", "--labs", labs_, "--output", output(0),
-                          "--hosts", hosts, "--iface", iface}));
+        hosts_.inside(0, {fabriclab::build_paths::fabriclab_binary(), "run", "92", "--labs", labs_,
+                          "--output", output(0), "--hosts", hosts, "--iface", iface}));
   };
   auto r = run("10.88.0.7,10.88.0.8", hosts_.device(0));
   EXPECT_EQ(r.status.code, 2) << r.output;

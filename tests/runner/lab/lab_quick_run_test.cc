@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/build_paths.h"
 #include "runner/lab/lab_definition.h"
 #include "tests/runner/grading/derived_answers.h"
 #include "tests/runner/test_support.h"
@@ -65,9 +66,9 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
   testing::TempDir dir;
   const std::string output = dir.path() + "/runs";
 
-  const auto run = run_command(
-      {FABRICLAB_BINARY, "run", id, "--quick", "--labs", labs, "--output", output, "--no-charts"},
-      {}, 540s);
+  const auto run = run_command({fabriclab::build_paths::fabriclab_binary(), "run", id, "--quick",
+                                "--labs", labs, "--output", output, "--no-charts"},
+                               {}, 540s);
   ASSERT_TRUE(run.status.exited) << "still running after 540 s\n" << run.output;
   ASSERT_EQ(run.status.code, 0) << run.output;
   const std::string recording = run_directory(output);
@@ -87,8 +88,8 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
   for (const std::string& problem : answers.problems) ADD_FAILURE() << "recording: " << problem;
   const std::string answers_path = dir.path() + "/answers.toml";
   std::ofstream(answers_path) << answers.right;
-  const auto grade = run_command({FABRICLAB_BINARY, "grade", id, "--labs", labs, "--recording",
-                                  recording, "--answers", answers_path});
+  const auto grade = run_command({fabriclab::build_paths::fabriclab_binary(), "grade", id, "--labs",
+                                  labs, "--recording", recording, "--answers", answers_path});
   EXPECT_EQ(grade.status.code, 0) << answers.right << grade.output << "\n(run)\n" << run.output;
 }
 

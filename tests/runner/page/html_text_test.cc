@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/build_paths.h"
 #include "runner/page/charts_section.h"
 #include "runner/page/html_text.h"
 #include "runner/page/page_assets.h"
@@ -103,7 +104,7 @@ TEST(PageAssets, ThePinnedPlayerIsEmbeddedAndInlinable) {
   EXPECT_NE(player_js().find("AsciinemaPlayer"), std::string_view::npos);
   EXPECT_NE(player_css().find(".ap-player"), std::string_view::npos);
   // The version compiled in is the one package-lock.json pins.
-  std::ifstream lock(std::string(FABRICLAB_SOURCE_DIR) + "/package-lock.json");
+  std::ifstream lock(std::string(fabriclab::build_paths::source_dir()) + "/package-lock.json");
   const auto pinned =
       nlohmann::json::parse(lock)["packages"]["node_modules/asciinema-player"]["version"];
   EXPECT_EQ(std::string(player_version()), pinned.get<std::string>());

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/build_paths.h"
 #include "tests/runner/page/page_fixture.h"
 
 namespace fabriclab::testing {
@@ -156,7 +157,8 @@ TEST_F(PageBrowserTest, TheNamespaceHasNoNetwork) {
 }
 
 TEST_F(PageBrowserTest, Lab02PagePlaysAndShowsEverything) {
-  const fs::path recording = fs::path(FABRICLAB_SOURCE_DIR) / "recordings/02-dropped-packet";
+  const fs::path recording =
+      fs::path(fabriclab::build_paths::source_dir()) / "recordings/02-dropped-packet";
   std::string output;
   const std::string page = write_page(recording.string(), "02-dropped-packet", &output);
   const auto run = nlohmann::json::parse(read_file((recording / "run.json").string()));
@@ -224,8 +226,9 @@ TEST_F(PageBrowserTest, HostileRecordingStaysInert) {
 // page (with the page's own CSP nonce, or the browser would refuse it).
 TEST_F(PageBrowserTest, AScenarioButtonJumpsToItsStart) {
   std::string output;
-  const std::string page =
-      write_page(FABRICLAB_SOURCE_DIR "/recordings/02-dropped-packet", "02-click", &output);
+  const std::string page = write_page(
+      std::string(fabriclab::build_paths::source_dir()) + "/recordings/02-dropped-packet",
+      "02-click", &output);
   std::string html = read_file(page);
   std::smatch nonce;
   ASSERT_TRUE(std::regex_search(html, nonce, std::regex("'nonce-([0-9a-f]+)'")));

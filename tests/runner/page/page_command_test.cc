@@ -10,6 +10,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "common/build_paths.h"
 #include "tests/runner/page/page_fixture.h"
 
 namespace fabriclab::testing {
@@ -32,7 +33,8 @@ class PageCommandTest : public ::testing::Test {
 };
 
 TEST_F(PageCommandTest, EveryReferenceRecordingGetsACompletePage) {
-  for (const auto& entry : fs::directory_iterator(fs::path(FABRICLAB_SOURCE_DIR) / "recordings")) {
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(fabriclab::build_paths::source_dir()) / "recordings")) {
     if (!fs::exists(entry.path() / "run.json")) continue;
     const std::string name = entry.path().filename().string();
     SCOPED_TRACE(name);
@@ -61,7 +63,9 @@ TEST_F(PageCommandTest, EveryReferenceRecordingGetsACompletePage) {
 
 TEST_F(PageCommandTest, ExercisesShowPromptsNeverAnswers) {
   const std::string out = dir_ + "/02.html";
-  const RunResult r = run_page({FABRICLAB_SOURCE_DIR "/recordings/02-dropped-packet", "-o", out});
+  const RunResult r =
+      run_page({std::string(fabriclab::build_paths::source_dir()) + "/recordings/02-dropped-packet",
+                "-o", out});
   ASSERT_EQ(r.status.code, 0) << r.output;
   const std::string page = read_file(out);
   EXPECT_NE(page.find("how many times longer than clean did the +100 ms latency scenario take"),

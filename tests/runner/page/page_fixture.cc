@@ -5,12 +5,14 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/build_paths.h"
+
 namespace fabriclab::testing {
 
 namespace fs = std::filesystem;
 
 std::string copy_recording(const std::string& name, const std::string& parent) {
-  const fs::path from = fs::path(FABRICLAB_SOURCE_DIR) / "recordings" / name;
+  const fs::path from = fs::path(fabriclab::build_paths::source_dir()) / "recordings" / name;
   const fs::path to = fs::path(parent) / name;
   fs::create_directories(to);
   for (const char* file : {"run.json", "metrics.jsonl", "session.cast"}) {
@@ -71,7 +73,7 @@ std::string results_body(const std::string& html) {
 }
 
 RunResult run_page(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {FABRICLAB_BINARY, "page"};
+  std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(), "page"};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_command(argv, {}, std::chrono::seconds(120));
 }

@@ -9,6 +9,7 @@
 #include <regex>
 #include <thread>
 
+#include "common/build_paths.h"
 #include "tests/support/child_process.h"
 
 namespace {
@@ -36,7 +37,8 @@ class ReplayTest : public ::testing::Test {
     const std::string err = dir_ + "/stderr.txt";
     RunResult r = fabriclab::testing::run_command(
         {"/bin/sh", "-c",
-         std::string("exec '") + FABRICLAB_BINARY + "' replay " + args + " 2>'" + err + "'"},
+         std::string("exec '") + fabriclab::build_paths::fabriclab_binary() + "' replay " + args +
+             " 2>'" + err + "'"},
         {}, std::chrono::seconds(60));
     stderr_ = fabriclab::testing::read_file(err);
     return r;
@@ -138,7 +140,8 @@ TEST_F(ReplayTest, CtrlCStopsCleanly) {
     body += "[" + std::to_string(i) + ", \"o\", \"second " + std::to_string(i) + "\\r\\n\"]\n";
   }
   write_cast(body);
-  ChildProcess child({FABRICLAB_BINARY, "replay", dir_}, {}, dir_ + "/out.txt");
+  ChildProcess child({fabriclab::build_paths::fabriclab_binary(), "replay", dir_}, {},
+                     dir_ + "/out.txt");
   // Wait until it plays (the binary's start-up time varies with load).
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (child.output().find("second 1\r\n") == std::string::npos &&

@@ -2,6 +2,7 @@
 // kept as problems, and the reference recordings read clean. The report's
 // strict use of it is tested in tests/runner/report/run_directory_test.cc.
 #include "runner/rundir/run_reader.h"
+#include "common/build_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -128,7 +129,8 @@ TEST(RunReader, ManifestDamageNamesTheLineOfTheField) {
 
 TEST(RunReader, ReferenceRecordingsReadWithoutProblems) {
   for (const char* name : {"01-training-loop", "02-dropped-packet", "04-allreduce-bandwidth"}) {
-    const RunDirectory run = read_run(std::string(FABRICLAB_SOURCE_DIR) + "/recordings/" + name);
+    const RunDirectory run =
+        read_run(std::string(fabriclab::build_paths::source_dir()) + "/recordings/" + name);
     EXPECT_TRUE(run.problems.empty()) << name << ": " << describe(run.problems.front());
     EXPECT_FALSE(run.scenarios.empty()) << name;
     for (const RecordedScenario& s : run.scenarios) EXPECT_TRUE(s.status) << name << " " << s.name;

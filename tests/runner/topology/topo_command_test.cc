@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "common/build_paths.h"
 #include "tests/support/child_process.h"
 
 namespace fabriclab {
@@ -12,7 +13,8 @@ namespace {
 using testing::run_command;
 
 std::vector<std::string> topo(std::vector<std::string> args) {
-  args.insert(args.begin(), {FABRICLAB_BINARY, "topo", "--labs", FABRICLAB_SOURCE_DIR "/labs"});
+  args.insert(args.begin(), {fabriclab::build_paths::fabriclab_binary(), "topo", "--labs",
+                             std::string(fabriclab::build_paths::source_dir()) + "/labs"});
   return args;
 }
 
@@ -49,7 +51,8 @@ TEST(TopoCommand, LeafSpineHopsAgreeWithTraceroute) {
   std::ofstream(folder + "/lab.toml")
       << "[lab]\nid = \"91\"\ntitle = \"leaf-spine\"\n"
          "[topology]\nranks = 4\nkind = \"leaf_spine\"\n[[scenario]]\nname = \"clean\"\n";
-  const auto r = run_command({FABRICLAB_BINARY, "topo", "--labs", labs, "91", "--check"});
+  const auto r = run_command(
+      {fabriclab::build_paths::fabriclab_binary(), "topo", "--labs", labs, "91", "--check"});
   EXPECT_EQ(r.status.code, 0) << r.output;
   EXPECT_NE(r.output.find("r0 -> r2: r0 - tor0 - spine0 - tor1 - r2"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("r0 -> r1 (10.77.1.2): traceroute 1 hop, drawn 1  ok"), std::string::npos)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the test suite of ./build in parallel (tests/schedule.cmake says what
+# may run beside what), then lists the 20 slowest tests of this run, so a
+# change can see what it costs (doc/testing.md).
+#   scripts/test.sh [ctest options...]   e.g. -L unit, -R LabQuickRun
+# FABRICLAB_TEST_JOBS (default 3): ctest's -j. Tests that load both cores
+# count as 2 of them, so 3 runs one such test with one light test beside it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="${FABRICLAB_TEST_JOBS:-3}"
+log=build/ctest.log
+start=$(date +%s)
+status=0
+ctest --test-dir build --output-on-failure -j"$jobs" "$@" 2>&1 | tee "$log" || status=$?
+echo
+echo "test.sh: ctest -j$jobs took $(( $(date +%s) - start )) s; the 20 slowest tests:"
+# ctest's result lines: "  12/573 Test  #40: Name .....   Passed   12.34 sec"
+grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$log" |
+  sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/' |
+  sort -rn | head -20 | awk '{ printf "  %8.1f s  %s\n", $1, $2 }'
+# The closing line, counted from the same result lines.
+results=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$log" || true)
+passed=$(grep -c ' Passed ' <<<"$results" || true)
+skipped=$(grep -c 'Skipped ' <<<"$results" || true)
+failed=$(( $(grep -c . <<<"$results" || true) - passed - skipped ))
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+exit "$status"
