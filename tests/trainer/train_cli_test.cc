@@ -126,13 +126,18 @@ TEST(TrainCli, ASlowWorkerSleepsInsideItsComputeAndSaysSo) {
   };
   const auto slowed = run("slow.jsonl", {"--compute-slowdown", "4"});
   ASSERT_EQ(slowed.size(), 4u);
+  double slept_ms = 0, compute_ms = 0;
   for (const auto& s : slowed) {
     ASSERT_TRUE(s.contains("slowed_ms")) << s.dump();
     EXPECT_GT(s["slowed_ms"].get<double>(), 0) << s.dump();
     EXPECT_GE(s["compute_ms"].get<double>(), s["slowed_ms"].get<double>()) << s.dump();
-    // (F-1) x compute: the sleep is 3/4 of a slowed compute, give or take scheduling.
-    EXPECT_GE(s["slowed_ms"].get<double>(), 0.5 * s["compute_ms"].get<double>()) << s.dump();
+    slept_ms += s["slowed_ms"].get<double>();
+    compute_ms += s["compute_ms"].get<double>();
   }
+  // (F-1) x compute: the sleep is about 3/4 of a slowed compute. Summed over
+  // the steps: the sleep is sized on the step before's backward, and one
+  // 7 ms step whose backward took twice as long falls below half on its own.
+  EXPECT_GE(slept_ms, 0.5 * compute_ms);
   for (const auto& s : run("other.jsonl", {"--compute-slowdown", "4", "--slow-rank", "1"}))
     EXPECT_FALSE(s.contains("slowed_ms")) << "rank 0 is not the slow rank: " << s.dump();
   std::filesystem::remove_all(dir);
