@@ -69,7 +69,7 @@ struct Spec {
   LossGemodel loss_gemodel;
 
   // limit PACKETS (0 = not given; the netlink backend derives one from rate x
-  // delay, see netem/netlink/limit.h; tc's own default is 1000)
+  // delay, see netem/spec_limit.h; tc's own default is 1000)
   uint32_t limit_packets = 0;
 
   // duplicate P [CORR]

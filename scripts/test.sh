@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test suite of ./build in parallel (tests/schedule.cmake says what
 # may run beside what), then lists the 20 slowest tests of this run, so a
-# change can see what it costs (doc/testing.md).
+# change can see what it costs (doc/ci.md).
 #   scripts/test.sh [ctest options...]   e.g. -L unit, -R LabQuickRun
 # FABRICLAB_TEST_JOBS (default 3): ctest's -j. Tests that load both cores
 # count as 2 of them, so 3 runs one such test with one light test beside it.

@@ -19,7 +19,7 @@
 # A later row for the same case replaces an earlier one's settings, so a row
 # lists all the locks its cases need. Cases no row names run freely (unit).
 # Tests added with add_test() (VM, fuzz, bad inputs) set theirs where they
-# are added. doc/testing.md: how the schedule was chosen and what it costs.
+# are added. doc/ci.md: how the schedule was chosen and what it costs.
 
 set(fl_heavy PROCESSORS 2 LOCKS heavy)
 

@@ -1,6 +1,7 @@
 #include "trainer/process_group.h"
 
 #include <net/if.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -107,5 +108,7 @@ c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv) 
   options->threads = 1;
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rv.rank, rv.world_size, options);
 }
+
+void ignore_broken_pipes() { ::signal(SIGPIPE, SIG_IGN); }
 
 }  // namespace fabriclab::trainer

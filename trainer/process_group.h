@@ -67,4 +67,12 @@ std::vector<std::string> iface_names(const std::string& iface);
 // or, with more than one rank, an interface in `iface` does not exist here.
 void validate(const Rendezvous& rv);
 
+// A rank's process ignores SIGPIPE, as Python (and so every PyTorch DDP
+// process) does from its start. Gloo's TCP pairs write with writev(), which
+// cannot ask for MSG_NOSIGNAL: without this, a rank writing to a peer that
+// died is killed by SIGPIPE instead of reporting the broken connection, and
+// the run names a signal where the rank's own error belongs. Call it before
+// the rendezvous.
+void ignore_broken_pipes();
+
 }  // namespace fabriclab::trainer

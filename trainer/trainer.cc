@@ -13,6 +13,7 @@
 #include "trainer/dataset.h"
 #include "trainer/gradient_sync.h"
 #include "trainer/metrics_writer.h"
+#include "trainer/process_group.h"
 #include "trainer/wire_bytes.h"
 
 namespace fabriclab::trainer {
@@ -132,156 +133,216 @@ void validate(const TrainOptions& o) {
   if (o.slow_rank < -1) throw InputError("--slow-rank must be a rank (or -1: every rank)");
 }
 
-void run_training(const TrainOptions& o) {
-  validate(o);
-  const Rendezvous& rv = o.rendezvous;
-  torch::set_num_threads(o.threads);
-  torch::manual_seed(o.seed);
+namespace {
 
-  Dataset data = o.data_dir == "synthetic" ? make_synthetic_dataset(o.seed)
-                                           : load_idx_dataset(o.data_dir.empty() ? kDefaultDataDir
-                                                                                 : o.data_dir);
-  MetricsWriter metrics(o.metrics_path, rv.rank);
-  torch::nn::Sequential model = make_model(o.model, o.width, o.gemm);
-  const int64_t params = count_parameters(model);
-
-  c10::intrusive_ptr<c10d::ProcessGroup> group;
-  try {
-    group = make_process_group(rv);
-  } catch (const std::exception& e) {
-    throw std::runtime_error("rank " + std::to_string(rv.rank) + ": rendezvous with " +
-                             std::to_string(rv.world_size) + " ranks at " + rv.master_addr + ":" +
-                             std::to_string(rv.master_port) + " failed: " + first_line(e.what()));
+// One rank's training, step by step: what run_training() used to hold in one
+// long function, split along its phases. Members are built in the order the
+// run needs them: the data and the model before the rendezvous, the
+// gradient sync (which broadcasts rank 0's parameters) right after it.
+class TrainingRun {
+ public:
+  explicit TrainingRun(const TrainOptions& o)
+      : o_(o),
+        rv_(o.rendezvous),
+        data_(load_data(o)),
+        metrics_(o.metrics_path, rv_.rank),
+        model_(make_model(o.model, o.width, o.gemm)),
+        group_(join(rv_)),
+        sync_(model_->parameters(), group_, o.first_bucket_bytes, o.bucket_bytes),
+        steps_per_epoch_(std::max<int64_t>(1, data_.train.size() / rv_.world_size / o.batch)),
+        total_steps_(o.steps > 0 ? o.steps : o.epochs * steps_per_epoch_),
+        // One process has no network to measure; otherwise the interface Gloo binds to.
+        wire_(group_ ? lab_interface(rv_.iface, rv_.bind_addr) : ""),
+        optimizer_(model_->parameters(), torch::optim::SGDOptions(o.lr).momentum(o.momentum)),
+        slowed_(o.compute_slowdown > 1 && (o.slow_rank < 0 || o.slow_rank == rv_.rank)) {
+    try {
+      sync_.broadcast_parameters();
+    } catch (const std::exception& e) {
+      die_on_collective_failure(metrics_, rv_.rank, 0, first_line(e.what()));
+    }
   }
-  GradientSync sync(model->parameters(), group, o.first_bucket_bytes, o.bucket_bytes);
-  try {
-    sync.broadcast_parameters();
-  } catch (const std::exception& e) {
-    die_on_collective_failure(metrics, rv.rank, 0, first_line(e.what()));
+
+  int64_t total_steps() const { return total_steps_; }
+
+  // The logs and the metrics' start event: what this rank trains, on what.
+  void announce() {
+    const int64_t params = count_parameters(model_);
+    std::vector<int64_t> bucket_bytes;
+    for (const auto& b : sync_.buckets()) bucket_bytes.push_back(b.bytes);
+    spdlog::info("rank {}/{}: {} width {}: {} parameters = {} bytes of fp32 gradient per step, in "
+                 "{} bucket(s)",
+                 rv_.rank, rv_.world_size, model_kind_name(o_.model), o_.width, params, params * 4,
+                 bucket_bytes.size());
+    spdlog::info("rank {}: data {}: {} train / {} test images; {} steps of {} per rank", rv_.rank,
+                 data_.description, data_.train.size(), data_.test.size(), total_steps_, o_.batch);
+    spdlog::info("rank {}: dense layers on {}, {} intra-op thread(s)", rv_.rank,
+                 describe_gemm(o_.gemm), o_.threads);
+    if (!wire_.device().empty())
+      spdlog::info("rank {}: step tx/rx bytes from {}'s counters", rv_.rank, wire_.device());
+    nlohmann::json start_fields = {{"world_size", rv_.world_size},
+                                   {"model", model_kind_name(o_.model)},
+                                   {"width", o_.width},
+                                   {"params", params},
+                                   {"grad_bytes", params * 4},
+                                   {"buckets", bucket_bytes},
+                                   {"batch", o_.batch},
+                                   {"steps", total_steps_},
+                                   {"dataset", data_.description},
+                                   {"threads", o_.threads},
+                                   {"gemm", gemm_name(o_.gemm)},
+                                   {"launcher", rv_.launcher},
+                                   {"local_rank", rv_.local_rank}};
+    if (!wire_.device().empty()) start_fields["net_device"] = wire_.device();
+    if (group_ && rv_.agent_store_attempt)
+      start_fields["store_prefix"] = agent_store_prefix(*rv_.agent_store_attempt);
+    metrics_.write("start", start_fields);
+    if (slowed_) spdlog::info("rank {}: a slow worker, {}x compute", rv_.rank, o_.compute_slowdown);
+    run_start_ = Clock::now();
   }
 
-  const int64_t shard_size = data.train.size() / rv.world_size;
-  const int64_t steps_per_epoch = std::max<int64_t>(1, shard_size / o.batch);
-  const int64_t total_steps = o.steps > 0 ? o.steps : o.epochs * steps_per_epoch;
-
-  std::vector<int64_t> bucket_bytes;
-  for (const auto& b : sync.buckets()) bucket_bytes.push_back(b.bytes);
-  spdlog::info("rank {}/{}: {} width {}: {} parameters = {} bytes of fp32 gradient per step, in "
-               "{} bucket(s)",
-               rv.rank, rv.world_size, model_kind_name(o.model), o.width, params, params * 4,
-               bucket_bytes.size());
-  spdlog::info("rank {}: data {}: {} train / {} test images; {} steps of {} per rank", rv.rank,
-               data.description, data.train.size(), data.test.size(), total_steps, o.batch);
-  spdlog::info("rank {}: dense layers on {}, {} intra-op thread(s)", rv.rank,
-               describe_gemm(o.gemm), o.threads);
-  // One process has no network to measure; otherwise the interface Gloo binds to.
-  WireBytes wire(group ? lab_interface(rv.iface, rv.bind_addr) : "");
-  if (!wire.device().empty())
-    spdlog::info("rank {}: step tx/rx bytes from {}'s counters", rv.rank, wire.device());
-  nlohmann::json start_fields = {{"world_size", rv.world_size},
-                                 {"model", model_kind_name(o.model)},
-                                 {"width", o.width},
-                                 {"params", params},
-                                 {"grad_bytes", params * 4},
-                                 {"buckets", bucket_bytes},
-                                 {"batch", o.batch},
-                                 {"steps", total_steps},
-                                 {"dataset", data.description},
-                                 {"threads", o.threads},
-                                 {"gemm", gemm_name(o.gemm)},
-                                 {"launcher", rv.launcher},
-                                 {"local_rank", rv.local_rank}};
-  if (!wire.device().empty()) start_fields["net_device"] = wire.device();
-  if (group && rv.agent_store_attempt)
-    start_fields["store_prefix"] = agent_store_prefix(*rv.agent_store_attempt);
-  metrics.write("start", start_fields);
-
-  torch::optim::SGD optimizer(model->parameters(),
-                              torch::optim::SGDOptions(o.lr).momentum(o.momentum));
-  const auto run_start = Clock::now();
-  torch::Tensor shard;
-  double last_loss = 0, last_accuracy = -1, comm_total_ms = 0;
-  const bool slowed = o.compute_slowdown > 1 && (o.slow_rank < 0 || o.slow_rank == rv.rank);
-  if (slowed) spdlog::info("rank {}: a slow worker, {}x compute", rv.rank, o.compute_slowdown);
-  double last_backward_ms = -1;  // none yet: the first step guesses 2x forward
-  for (int64_t step = 1; step <= total_steps; ++step) {
-    const int64_t in_epoch = (step - 1) % steps_per_epoch;
-    if (in_epoch == 0) shard = epoch_shard(data.train.size(), (step - 1) / steps_per_epoch, o);
-    torch::Tensor index = shard.slice(0, in_epoch * o.batch, (in_epoch + 1) * o.batch);
+  // Forward, (a slow worker's sleep), backward, allreduce, update; one step event.
+  void train_step(int64_t step) {
+    const int64_t in_epoch = (step - 1) % steps_per_epoch_;
+    if (in_epoch == 0)
+      shard_ = epoch_shard(data_.train.size(), (step - 1) / steps_per_epoch_, o_);
+    torch::Tensor index = shard_.slice(0, in_epoch * o_.batch, (in_epoch + 1) * o_.batch);
 
     const auto step_start = Clock::now();
-    wire.start();
-    set_learning_rate(optimizer, cosine_lr(o.lr, step, total_steps));
-    optimizer.zero_grad();
+    wire_.start();
+    set_learning_rate(optimizer_, cosine_lr(o_.lr, step, total_steps_));
+    optimizer_.zero_grad();
     torch::Tensor loss = torch::nn::functional::cross_entropy(
-        model->forward(data.train.images.index_select(0, index)),
-        data.train.labels.index_select(0, index));
-    double slowed_ms = 0;
-    if (slowed) {
-      const double forward_ms = ms_since(step_start);
-      const double backward_ms = last_backward_ms >= 0 ? last_backward_ms : 2 * forward_ms;
-      const auto sleep_start = Clock::now();
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
-          (o.compute_slowdown - 1) * (forward_ms + backward_ms)));
-      slowed_ms = ms_since(sleep_start);
-    }
+        model_->forward(data_.train.images.index_select(0, index)),
+        data_.train.labels.index_select(0, index));
+    const double slowed_ms = slowed_ ? sleep_as_slow_worker(ms_since(step_start)) : 0;
     const auto backward_start = Clock::now();
     loss.backward();
-    last_backward_ms = ms_since(backward_start);
+    last_backward_ms_ = ms_since(backward_start);
     double comm_ms = 0;
     try {
-      comm_ms = sync.finish();
+      comm_ms = sync_.finish();
     } catch (const std::exception& e) {
-      die_on_collective_failure(metrics, rv.rank, step, first_line(e.what()));
+      die_on_collective_failure(metrics_, rv_.rank, step, first_line(e.what()));
     }
-    optimizer.step();
+    optimizer_.step();
     const double step_ms = ms_since(step_start);
 
-    last_loss = loss.item<double>();
-    comm_total_ms += comm_ms;
+    last_loss_ = loss.item<double>();
+    comm_total_ms_ += comm_ms;
     nlohmann::json step_fields = {{"step", step},
-                                  {"loss", last_loss},
+                                  {"loss", last_loss_},
                                   {"step_ms", step_ms},
                                   {"compute_ms", step_ms - comm_ms},
                                   {"comm_ms", comm_ms},
-                                  {"bytes", group ? sync.bytes_per_step() : 0},
+                                  {"bytes", group_ ? sync_.bytes_per_step() : 0},
                                   {"samples", index.size(0)}};
-    if (slowed) step_fields["slowed_ms"] = slowed_ms;
-    step_fields.update(wire.since_start());
-    metrics.write("step", step_fields);
-    if (o.log_every > 0 && (step % o.log_every == 0 || step == 1)) {
-      spdlog::info("rank {}: step {}/{} loss {:.4f} step {:.1f} ms (comm {:.1f} ms)", rv.rank, step,
-                   total_steps, last_loss, step_ms, comm_ms);
-    }
-
-    if ((o.eval_every > 0 && step % o.eval_every == 0) || step == total_steps) {
-      const auto eval_start = Clock::now();
-      EvalResult result;
-      try {
-        result = evaluate(model, data.test, group, rv);
-      } catch (const std::exception& e) {
-        die_on_collective_failure(metrics, rv.rank, step, first_line(e.what()));
-      }
-      last_accuracy = result.accuracy;
-      metrics.write("eval", {{"step", step},
-                             {"accuracy", result.accuracy},
-                             {"test_loss", result.test_loss},
-                             {"eval_ms", ms_since(eval_start)}});
-      spdlog::info("rank {}: step {}: test accuracy {:.2f}% (test loss {:.4f})", rv.rank, step,
-                   100 * result.accuracy, result.test_loss);
+    if (slowed_) step_fields["slowed_ms"] = slowed_ms;
+    step_fields.update(wire_.since_start());
+    metrics_.write("step", step_fields);
+    if (o_.log_every > 0 && (step % o_.log_every == 0 || step == 1)) {
+      spdlog::info("rank {}: step {}/{} loss {:.4f} step {:.1f} ms (comm {:.1f} ms)", rv_.rank,
+                   step, total_steps_, last_loss_, step_ms, comm_ms);
     }
   }
-  const double wall_s = ms_since(run_start) / 1000;
-  nlohmann::json final_event = {{"steps", total_steps},
-                                {"wall_s", wall_s},
-                                {"samples_per_s", total_steps * o.batch / wall_s},
-                                {"final_loss", last_loss},
-                                {"comm_ms_total", comm_total_ms},
-                                {"param_digest", parameter_digest(model)}};
-  if (last_accuracy >= 0) final_event["accuracy"] = last_accuracy;
-  metrics.write("final", final_event);
-  spdlog::info("rank {}: done: {} steps in {:.2f} s ({:.0f} samples/s), comm {:.2f} s", rv.rank,
-               total_steps, wall_s, total_steps * o.batch / wall_s, comm_total_ms / 1000);
+
+  bool evaluation_due(int64_t step) const {
+    return (o_.eval_every > 0 && step % o_.eval_every == 0) || step == total_steps_;
+  }
+
+  // Test accuracy over the whole test set (shared out among the ranks).
+  void evaluate_at(int64_t step) {
+    const auto eval_start = Clock::now();
+    EvalResult result;
+    try {
+      result = evaluate(model_, data_.test, group_, rv_);
+    } catch (const std::exception& e) {
+      die_on_collective_failure(metrics_, rv_.rank, step, first_line(e.what()));
+    }
+    last_accuracy_ = result.accuracy;
+    metrics_.write("eval", {{"step", step},
+                            {"accuracy", result.accuracy},
+                            {"test_loss", result.test_loss},
+                            {"eval_ms", ms_since(eval_start)}});
+    spdlog::info("rank {}: step {}: test accuracy {:.2f}% (test loss {:.4f})", rv_.rank, step,
+                 100 * result.accuracy, result.test_loss);
+  }
+
+  // The final event: wall time, throughput, the parameters' digest.
+  void finish() {
+    const double wall_s = ms_since(run_start_) / 1000;
+    nlohmann::json final_event = {{"steps", total_steps_},
+                                  {"wall_s", wall_s},
+                                  {"samples_per_s", total_steps_ * o_.batch / wall_s},
+                                  {"final_loss", last_loss_},
+                                  {"comm_ms_total", comm_total_ms_},
+                                  {"param_digest", parameter_digest(model_)}};
+    if (last_accuracy_ >= 0) final_event["accuracy"] = last_accuracy_;
+    metrics_.write("final", final_event);
+    spdlog::info("rank {}: done: {} steps in {:.2f} s ({:.0f} samples/s), comm {:.2f} s",
+                 rv_.rank, total_steps_, wall_s, total_steps_ * o_.batch / wall_s,
+                 comm_total_ms_ / 1000);
+  }
+
+ private:
+  static Dataset load_data(const TrainOptions& o) {
+    if (o.data_dir == "synthetic") return make_synthetic_dataset(o.seed);
+    return load_idx_dataset(o.data_dir.empty() ? kDefaultDataDir : o.data_dir);
+  }
+
+  static c10::intrusive_ptr<c10d::ProcessGroup> join(const Rendezvous& rv) {
+    try {
+      return make_process_group(rv);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("rank " + std::to_string(rv.rank) + ": rendezvous with " +
+                               std::to_string(rv.world_size) + " ranks at " + rv.master_addr +
+                               ":" + std::to_string(rv.master_port) +
+                               " failed: " + first_line(e.what()));
+    }
+  }
+
+  // A slow worker sleeps (F-1) x its compute inside the step, sized on this
+  // step's forward and the step before's backward (the first step guesses
+  // the backward at 2x the forward). Returns the time it slept.
+  double sleep_as_slow_worker(double forward_ms) {
+    const double backward_ms = last_backward_ms_ >= 0 ? last_backward_ms_ : 2 * forward_ms;
+    const auto sleep_start = Clock::now();
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
+        (o_.compute_slowdown - 1) * (forward_ms + backward_ms)));
+    return ms_since(sleep_start);
+  }
+
+  const TrainOptions& o_;
+  const Rendezvous& rv_;
+  Dataset data_;
+  MetricsWriter metrics_;
+  torch::nn::Sequential model_;
+  c10::intrusive_ptr<c10d::ProcessGroup> group_;
+  GradientSync sync_;
+  const int64_t steps_per_epoch_;
+  const int64_t total_steps_;
+  WireBytes wire_;
+  torch::optim::SGD optimizer_;
+  const bool slowed_;
+  Clock::time_point run_start_;
+  torch::Tensor shard_;
+  double last_loss_ = 0, last_accuracy_ = -1, comm_total_ms_ = 0;
+  double last_backward_ms_ = -1;  // none yet
+};
+
+}  // namespace
+
+void run_training(const TrainOptions& o) {
+  validate(o);
+  ignore_broken_pipes();
+  torch::set_num_threads(o.threads);
+  torch::manual_seed(o.seed);
+  TrainingRun run(o);
+  run.announce();
+  for (int64_t step = 1; step <= run.total_steps(); ++step) {
+    run.train_step(step);
+    if (run.evaluation_due(step)) run.evaluate_at(step);
+  }
+  run.finish();
 }
 
 }  // namespace fabriclab::trainer

@@ -10,7 +10,7 @@
 #include "common/input_error.h"
 #include "common/rtnl_socket.h"
 #include "netem/netlink/kernel_error.h"
-#include "netem/netlink/limit.h"
+#include "netem/spec_limit.h"
 #include "netem/netlink/netlink_leftovers.h"
 #include "netem/netlink/netlink_probe.h"
 #include "netem/netlink/peer_filter.h"

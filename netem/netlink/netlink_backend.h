@@ -8,7 +8,7 @@
 //               filter per peer address sending it to fab0:2 (peer_filter.h).
 // A spec of only `rate` on a kernel without sch_netem gets a tbf in netem's
 // place, same handles (tbf_qdisc.h; RateShaper).
-// `limit` is derived from rate x delay when the spec gives none (limit.h).
+// `limit` is derived from rate x delay when the spec gives none (netem/spec_limit.h).
 //
 // Ownership: the Applied handle deletes what apply() created (the root qdisc
 // fab0:, or the leaf fab2: under a parent), after checking it is still

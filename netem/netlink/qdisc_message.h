@@ -11,7 +11,7 @@
 // tests/netem/fixtures/ hold tc's bytes for many specs.
 //
 // A limit of 0 in the spec encodes tc's default, 1000 packets; the backend
-// fills in a derived limit before calling this (see limit.h).
+// fills in a derived limit before calling this (see netem/spec_limit.h).
 //
 // Errors: std::runtime_error if a distribution table cannot be read.
 // Thread-safe (pure apart from reading tables and /proc/net/psched).

@@ -15,7 +15,7 @@
 #include <stdexcept>
 
 #include "netem/impairment_model.h"
-#include "netem/netlink/limit.h"
+#include "netem/spec_limit.h"
 #include "netem/rate_serializer.h"
 #include "netem/userspace/held_packets.h"
 
@@ -85,9 +85,9 @@ void QueueWorker::run(Spec spec, uint64_t seed) {
   RateSerializer serializer(spec);
   const bool in_order = model.keeps_order();
   // 0: no limit of ours. A rate builds a queue, so it gets netem's limit
-  // (the one the netem backend would send: netlink/limit.h) when none is given.
+  // (the one the netem backend would send: netem/spec_limit.h) when none is given.
   const size_t limit = spec.limit_packets    ? spec.limit_packets
-                       : serializer.active() ? netlink::derive_limit_packets(spec)
+                       : serializer.active() ? derive_limit_packets(spec)
                                              : 0;
   HeldPackets held;
 

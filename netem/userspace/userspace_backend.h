@@ -20,7 +20,7 @@
 // (with gap), rate (netem's serialization, rate_serializer.h: each packet
 // charged its IP length + a 14-byte Ethernet header; a GSO aggregate --
 // segmentation_offload = true -- as one frame), limit (with a rate and no
-// limit, netem's derived one, netlink/limit.h). Refused with an InputError:
+// limit, netem's derived one, netem/spec_limit.h). Refused with an InputError:
 // duplicate, corrupt, ecn, slot (they need the packet's bytes).
 //
 // Lifetime: the impairment lives in this process. Destroying the Applied

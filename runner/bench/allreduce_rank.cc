@@ -20,6 +20,7 @@
 #include "runner/bench/allreduce_check.h"
 #include "runner/bench/allreduce_events.h"
 #include "trainer/metrics_writer.h"
+#include "trainer/process_group.h"
 #include "trainer/wire_bytes.h"
 
 namespace fabriclab::runner::bench {
@@ -186,6 +187,7 @@ void run_allreduce_rank(const trainer::Rendezvous& rv, const AllreduceRankOption
     throw InputError("--iters must be >= 1, --warmup >= 0, --channels >= 1");
   if (o.results_path.empty() && o.metrics_path.empty())
     throw InputError("give --results or --metrics (or both)");
+  trainer::ignore_broken_pipes();
   for (int64_t size : o.sizes_bytes)
     if (size <= 0 || size % 4 != 0)
       throw InputError("--sizes: " + std::to_string(size) + " is not a positive multiple of 4");

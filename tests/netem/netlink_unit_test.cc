@@ -12,7 +12,7 @@
 
 #include "common/input_error.h"
 #include "netem/netlink/kernel_error.h"
-#include "netem/netlink/limit.h"
+#include "netem/spec_limit.h"
 #include "netem/netlink/message_dump.h"
 #include "netem/netlink/netem_options.h"
 #include "netem/netlink/peer_filter.h"

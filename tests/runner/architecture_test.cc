@@ -1,5 +1,5 @@
-// The dependency rules of runner/README.md ("Which way the arrows point"),
-// checked on the source: every `#include "runner/<folder>/..."` in
+// The dependency rules of runner/README.md ("Which way the arrows point",
+// read by runner_map.h), checked on the source: every `#include "runner/<folder>/..."` in
 // runner/<folder>/ must be one the rules allow, and nothing in runner/
 // includes a backend's folder of netem/. A walk of a lab file through the
 // code then never returns to a room it left.
@@ -14,35 +14,17 @@
 #include <string>
 
 #include "common/build_paths.h"
+#include "tests/runner/runner_map.h"
 
 namespace fabriclab::runner {
 namespace {
 
 namespace fs = std::filesystem;
 
-// folder -> the runner folders its files may include (besides its own).
-// Keep in step with runner/README.md.
+// folder -> the runner folders its files may include (besides its own),
+// read from runner/README.md's table: the map is the rule.
 const std::map<std::string, std::set<std::string>>& allowed() {
-  static const std::map<std::string, std::set<std::string>> rules = {
-      {"cli", {"bench", "cleanup", "grading", "host", "lab", "ledger", "link", "page", "process",
-               "recording", "report", "rundir", "scenario", "topology", "workload"}},
-      {"host", {"cleanup", "lab", "ledger", "process", "scenario", "topology"}},
-      {"bench", {"lab", "ledger", "process", "scenario", "topology", "workload"}},
-      {"grading", {"lab", "report", "rundir"}},
-      {"page", {"lab", "recording", "report", "rundir"}},
-      {"report", {"process", "rundir"}},
-      {"scenario", {"cleanup", "lab", "ledger", "link", "process", "recording", "report", "rundir",
-                    "topology", "workload"}},
-      {"cleanup", {"ledger", "process", "topology"}},
-      {"link", {"topology"}},
-      {"topology", {"ledger"}},
-      {"process", {"ledger"}},
-      {"lab", {"link", "report", "rundir", "topology", "workload"}},
-      {"workload", {}},
-      {"rundir", {}},
-      {"recording", {}},
-      {"ledger", {}},
-  };
+  static const std::map<std::string, std::set<std::string>> rules = testing::dependency_rules();
   return rules;
 }
 

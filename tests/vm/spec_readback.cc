@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "netem/netlink/limit.h"
+#include "netem/spec_limit.h"
 #include "netem/spec_parse.h"
 
 namespace fabriclab::netem::vmtest {
@@ -42,7 +42,7 @@ double number(const nlohmann::json& options, const char* object, const char* fie
 }  // namespace
 
 Spec as_kernel_holds(const Spec& spec) {
-  Spec s = netlink::with_limit(spec);
+  Spec s = with_limit(spec);
   // tc sends the duplicate correlation only inside TCA_NETEM_CORR, which it
   // sends only when another correlation word was given (qdisc_message.cc).
   if (!s.corr_given) s.duplicate_corr = 0;

@@ -1,9 +1,9 @@
-#include "netem/netlink/limit.h"
+#include "netem/spec_limit.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace fabriclab::netem::netlink {
+namespace fabriclab::netem {
 
 uint32_t derive_limit_packets(const Spec& spec) {
   double rate =
@@ -25,4 +25,4 @@ Spec with_limit(const Spec& spec) {
   return s;
 }
 
-}  // namespace fabriclab::netem::netlink
+}  // namespace fabriclab::netem

@@ -1,4 +1,6 @@
-// The netem queue limit fabriclab sets when the spec gives none.
+// The netem queue limit fabriclab sets when the spec gives none: a property
+// of the spec, so both backends size their queue from it (the kernel's netem
+// through netlink, the userspace queue worker).
 //
 // netem holds every delayed packet in its queue, and its default limit (1000
 // packets, what tc sends) silently drops the rest: at 10 Gbit/s and 100 ms of
@@ -18,7 +20,7 @@
 
 #include "netem/spec.h"
 
-namespace fabriclab::netem::netlink {
+namespace fabriclab::netem {
 
 constexpr uint64_t kAssumedLinkBytesPerS = 1250000000ULL;  // 10 Gbit/s
 constexpr uint32_t kMinLimitPackets = 1000;                // tc's default
@@ -29,4 +31,4 @@ uint32_t derive_limit_packets(const Spec& spec);
 // `spec` with limit_packets set: the spec's own, else derive_limit_packets().
 Spec with_limit(const Spec& spec);
 
-}  // namespace fabriclab::netem::netlink
+}  // namespace fabriclab::netem
