@@ -25,6 +25,8 @@
 #include "netem/impairment.h"
 #include "netem/spec_parse.h"
 #include "tests/netem/veth_lab.h"
+#include "tests/support/ci_skip.h"
+#include "tests/support/kernel_features.h"
 
 namespace fabriclab::netem {
 namespace {
@@ -65,7 +67,7 @@ class ImpairmentTest : public ::testing::TestWithParam<BackendCase> {
  protected:
   void SetUp() override {
     const std::string reason = VethLab::skip_reason();
-    if (!reason.empty()) GTEST_SKIP() << reason;
+    if (!reason.empty()) SKIP_OR_FAIL_IN_CI(reason);
     lab_ = std::make_unique<VethLab>();
     target_.netns = lab_->ns_a();
     target_.device = VethLab::kDevice;
@@ -76,10 +78,17 @@ class ImpairmentTest : public ::testing::TestWithParam<BackendCase> {
 
   // For tests that apply an impairment: marks the test skipped when this
   // kernel cannot run the backend (the test then returns: IsSkipped()).
+  // Whether it can is asked of tc and nft (kernel_features.h), not of the
+  // backend's own probe, which must then agree.
   void require_backend() {
+    std::string why;
+    const bool here = GetParam().kind == BackendKind::kNetem ? fabriclab::testing::kernel_has_netem(&why)
+                                                             : fabriclab::testing::kernel_has_nfqueue(&why);
+    if (!here)
+      GTEST_SKIP() << "the " << GetParam().name << " backend cannot run on this kernel: " << why;
     const BackendProbe probe = probe_backend(GetParam().kind);
-    if (probe.availability != Availability::kYes)
-      GTEST_SKIP() << "the " << probe.name << " backend cannot run on this kernel: " << probe.why;
+    ASSERT_EQ(probe.availability, Availability::kYes)
+        << "tc/nft can, but the " << probe.name << " backend's probe says: " << probe.why;
   }
 
   std::unique_ptr<Applied> apply(const std::string& spec) {
@@ -166,7 +175,7 @@ TEST_P(ImpairmentTest, RemovingTheHandleRestoresTheLinkAndLeavesNothing) {
 TEST_P(ImpairmentTest, RemoveLeftoversRemovesFabriclabsObjectsOnly) {
   const BackendCase& c = GetParam();
   CommandResult made = lab_->in_a(c.make_leftover);
-  if (made.exit_code != 0) GTEST_SKIP() << "cannot make a leftover by hand: " << made.output;
+  if (made.exit_code != 0) SKIP_OR_FAIL_IN_CI("cannot make a leftover by hand: " << made.output);
   if (!c.make_foreign.empty()) {
     ASSERT_EQ(lab_->in_a(c.make_foreign).exit_code, 0);
   }

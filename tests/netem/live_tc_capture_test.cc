@@ -12,13 +12,14 @@
 #include "netem/netlink/tbf_qdisc.h"
 #include "netem/spec_parse.h"
 #include "tests/netem/tc_fixture.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::netem {
 namespace {
 
 TEST(LiveTcCapture, OurBytesMatchTcOnThisMachine) {
   std::string why;
-  if (!testing::can_capture_tc(&why)) GTEST_SKIP() << why;
+  if (!testing::can_capture_tc(&why)) SKIP_OR_FAIL_IN_CI(why);
   std::ifstream in(std::string(fabriclab::build_paths::source_dir()) +
                    "/tests/netem/fixtures/commands.txt");
   ASSERT_TRUE(in) << "commands.txt missing";
@@ -44,7 +45,7 @@ TEST(LiveTcCapture, OurBytesMatchTcOnThisMachine) {
 // What we derive for netem's words, sent by tc on this machine, against ours.
 TEST(TbfQdisc, LiveTcSendsOurBytesForTheDerivedWords) {
   std::string why;
-  if (!testing::can_capture_tc(&why)) GTEST_SKIP() << why;
+  if (!testing::can_capture_tc(&why)) SKIP_OR_FAIL_IN_CI(why);
   for (const char* words :
        {"rate 1gbit", "rate 250mbit limit 2000", "rate 100kbit", "rate 5gbit"}) {
     SCOPED_TRACE(words);

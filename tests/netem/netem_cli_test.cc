@@ -8,6 +8,8 @@
 #include "common/build_paths.h"
 #include "netem/netlink/netlink_probe.h"
 #include "tests/netem/lab_netns.h"
+#include "tests/support/ci_skip.h"
+#include "tests/support/kernel_features.h"
 
 namespace fabriclab::netem {
 namespace {
@@ -69,9 +71,9 @@ TEST(NetemCli, HelpForEverySubcommand) {
 
 TEST(NetemCli, ShowApplyClearInANamespace) {
   std::string why = testing::netns_unavailable_reason();
-  if (!why.empty()) GTEST_SKIP() << why;
+  if (!why.empty()) SKIP_OR_FAIL_IN_CI(why);
   testing::LabNetns lab;
-  if (!lab.ok()) GTEST_SKIP() << lab.error();
+  if (!lab.ok()) SKIP_OR_FAIL_IN_CI(lab.error());
   std::string ns = " --netns " + lab.a();
 
   CliRun show = fabriclab("netem show va --json" + ns);
@@ -83,7 +85,7 @@ TEST(NetemCli, ShowApplyClearInANamespace) {
   EXPECT_EQ(j[0]["fabriclab"], false);
 
   CliRun apply = fabriclab("netem apply va delay 10ms loss 1%" + ns);
-  if (netlink::probe_backend(nullptr) == Availability::kNo) {
+  if (!fabriclab::testing::kernel_has_netem(nullptr)) {
     EXPECT_EQ(apply.status, 1) << apply.out;
     EXPECT_NE(apply.out.find("this kernel has no sch_netem"), std::string::npos) << apply.out;
     // Stand in for an applied impairment: a root with fabriclab's handle.

@@ -22,6 +22,8 @@
 #include "netem/netlink/qdisc_list.h"
 #include "netem/spec_parse.h"
 #include "tests/netem/lab_netns.h"
+#include "tests/support/ci_skip.h"
+#include "tests/support/kernel_features.h"
 
 namespace fabriclab::netem {
 namespace {
@@ -32,9 +34,9 @@ class NetlinkBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why = testing::netns_unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << why;
+    if (!why.empty()) SKIP_OR_FAIL_IN_CI(why);
     lab_ = std::make_unique<testing::LabNetns>();
-    if (!lab_->ok()) GTEST_SKIP() << lab_->error();
+    if (!lab_->ok()) SKIP_OR_FAIL_IN_CI(lab_->error());
     target_.netns = lab_->a();
     target_.device = "va";
   }
@@ -194,8 +196,13 @@ TEST_F(NetlinkBackendTest, ClearLeavesAForeignRootAloneUnlessForced) {
 }
 
 TEST_F(NetlinkBackendTest, ApplyEitherWorksOrExplainsMissingNetemAndLeavesNothing) {
+  // Whether this kernel has sch_netem is asked of tc (kernel_features.h);
+  // the backend's probe must say the same.
   std::string why;
-  Availability support = netlink::probe_backend(&why);
+  const Availability support =
+      fabriclab::testing::kernel_has_netem(&why) ? Availability::kYes : Availability::kNo;
+  std::string probe_why;
+  EXPECT_EQ(netlink::probe_backend(&probe_why), support) << why << " / probe: " << probe_why;
   for (bool peers : {false, true}) {
     SCOPED_TRACE(peers ? "with peer filter" : "at the root");
     Target t = target_;

@@ -23,6 +23,7 @@
 
 #include "common/input_error.h"
 #include "runner/topology/user_namespace.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::runner::testing {
 
@@ -51,7 +52,7 @@ inline std::string why_no_netns_privileges() {
 #define SKIP_UNLESS_NETNS_PRIVILEGES()                                         \
   do {                                                                         \
     std::string why = ::fabriclab::runner::testing::why_no_netns_privileges(); \
-    if (!why.empty()) GTEST_SKIP() << why;                                     \
+    if (!why.empty()) SKIP_OR_FAIL_IN_CI(why);                                 \
   } while (0)
 
 // A fresh directory under /tmp, removed with everything in it.

@@ -6,6 +6,7 @@
 #include "common/build_paths.h"
 #include "tests/support/child_process.h"
 #include "tests/trainer/metrics_reader.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::testing {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 TEST(Lab01, SingleProcessReaches85PercentOnFashionMnist) {
   struct stat st {};
   if (::stat("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", &st) != 0) {
-    GTEST_SKIP() << "Fashion-MNIST not installed (apt-get install dataset-fashion-mnist)";
+    SKIP_OR_FAIL_IN_CI("Fashion-MNIST not installed (apt-get install dataset-fashion-mnist)");
   }
   const std::string dir = make_temp_dir("lab01");
   const std::string metrics = dir + "/m.jsonl";

@@ -6,6 +6,7 @@
 #include "common/build_paths.h"
 #include "tests/trainer/metrics_reader.h"
 #include "tests/trainer/slurm_cluster.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::testing {
 namespace {
@@ -14,7 +15,7 @@ using namespace std::chrono_literals;
 
 TEST(Srun, FourRanksStartedByARealSrunTrainTogether) {
   const std::string reason = SlurmCluster::skip_reason();
-  if (!reason.empty()) GTEST_SKIP() << reason;
+  if (!reason.empty()) SKIP_OR_FAIL_IN_CI(reason);
   SlurmCluster cluster;
   RecordProperty("slurm_start_s", std::to_string(cluster.start_seconds()));
   // As in a batch script: srun starts a shell per task that execs the rank,

@@ -16,6 +16,7 @@
 #include "common/free_port.h"
 #include "tests/trainer/metrics_reader.h"
 #include "tests/trainer/torchrun_nodes.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::testing {
 namespace {
@@ -27,7 +28,7 @@ const std::vector<std::string> kShortRun = {"--steps", "30", "--batch", "32", "-
 #define SKIP_UNLESS_TORCHRUN_RUNS()                                 \
   do {                                                              \
     const std::string reason = TorchrunNodes::skip_reason();        \
-    if (!reason.empty()) GTEST_SKIP() << reason;                    \
+    if (!reason.empty()) SKIP_OR_FAIL_IN_CI(reason);                    \
   } while (0)
 
 void expect_both_agents_succeed(TorchrunNodes& run) {
@@ -174,7 +175,7 @@ TEST(Torchrun, TwoRanksOnLab01SettingsEndWithTheLossOfRanksStartedByHand) {
   SKIP_UNLESS_TORCHRUN_RUNS();
   struct stat st {};
   if (::stat("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", &st) != 0) {
-    GTEST_SKIP() << "Fashion-MNIST not installed (apt-get install dataset-fashion-mnist)";
+    SKIP_OR_FAIL_IN_CI("Fashion-MNIST not installed (apt-get install dataset-fashion-mnist)");
   }
   const std::vector<std::string> lab01 = {"--model", "mlp", "--width", "128", "--epochs", "1",
                                           "--batch", "64",  "--lr",    "0.05", "--eval-every",

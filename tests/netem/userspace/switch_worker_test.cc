@@ -16,6 +16,7 @@
 #include <string>
 
 #include "tests/support/two_netns.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::netem::userspace {
 namespace {
@@ -94,9 +95,9 @@ class SwitchWorkerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (const std::string why = fabriclab::testing::TwoNetns::skip_reason(); !why.empty())
-      GTEST_SKIP() << why;
+      SKIP_OR_FAIL_IN_CI(why);
     lab_ = std::make_unique<SwitchLab>();
-    if (!lab_->ok()) GTEST_SKIP() << "cannot build the switch lab: " << lab_->error();
+    if (!lab_->ok()) SKIP_OR_FAIL_IN_CI("cannot build the switch lab: " << lab_->error());
   }
   std::unique_ptr<SwitchLab> lab_;
 };
@@ -164,7 +165,7 @@ TEST_F(SwitchWorkerTest, EcnMarksInsteadOfDroppingAndTheMarksArriveIntact) {
 // "bad cksum" otherwise), and c's ACKs carry ECE back to a.
 TEST_F(SwitchWorkerTest, ATraceShowsCeArrivingIntactAndEceEchoed) {
   if (run_shell("command -v tcpdump").exit_code != 0)
-    GTEST_SKIP() << "tcpdump is not installed (scripts/setup.sh installs it)";
+    SKIP_OR_FAIL_IN_CI("tcpdump is not installed (scripts/setup.sh installs it)");
   lab_->in("a", "sysctl -qw net.ipv4.tcp_ecn=1");
   lab_->in("c", "sysctl -qw net.ipv4.tcp_ecn=1");
   const std::string pcap = "/tmp/" + lab_->ns("c") + ".pcap";

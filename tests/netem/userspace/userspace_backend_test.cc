@@ -20,6 +20,8 @@
 #include "netem/userspace/userspace_backend.h"
 #include "netem/userspace/userspace_probe.h"
 #include "tests/netem/veth_lab.h"
+#include "tests/support/ci_skip.h"
+#include "tests/support/kernel_features.h"
 
 namespace fabriclab::netem {
 namespace {
@@ -44,8 +46,12 @@ class UserspaceBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string reason = VethLab::skip_reason();
-    if (!reason.empty()) GTEST_SKIP() << reason;
-    if (userspace::probe_backend(&reason) != Availability::kYes) GTEST_SKIP() << reason;
+    if (!reason.empty()) SKIP_OR_FAIL_IN_CI(reason);
+    // The kernel's NFQUEUE, asked of nft (a kernel without it is a skip, not
+    // a failure); then the backend's own probe must agree.
+    if (!fabriclab::testing::kernel_has_nfqueue(&reason)) GTEST_SKIP() << reason;
+    ASSERT_EQ(userspace::probe_backend(&reason), Availability::kYes)
+        << "nft can queue, but the backend's probe says: " << reason;
     lab_ = std::make_unique<VethLab>();
     target_.netns = lab_->ns_a();
     target_.device = VethLab::kDevice;
@@ -133,7 +139,7 @@ TEST_F(UserspaceBackendTest, ClearStopsTheWorkerAndUnbindsTheQueue) {
 }
 
 TEST_F(UserspaceBackendTest, TcpBulkTransferDoesNotStall) {
-  if (testing::run_command("iperf3 --version").exit_code != 0) GTEST_SKIP() << "needs iperf3";
+  if (testing::run_command("iperf3 --version").exit_code != 0) SKIP_OR_FAIL_IN_CI("needs iperf3");
   auto applied = apply("delay 1ms");
   // A veth carries Gbit/s; a stalled or leaking queue gives (near) nothing.
   EXPECT_GT(iperf_a_to_b_bps(), 200e6);
@@ -148,7 +154,7 @@ TEST_F(UserspaceBackendTest, TcpBulkTransferDoesNotStall) {
 // egress instead, TCP Small Queues would cap the flow near 5 Mbit/s at this
 // delay (measured by `fabriclab bench impair`); on arrival it runs free.
 TEST_F(UserspaceBackendTest, OnArrivalDelaysOnlyTheSourceAndKeepsTcpFast) {
-  if (testing::run_command("iperf3 --version").exit_code != 0) GTEST_SKIP() << "needs iperf3";
+  if (testing::run_command("iperf3 --version").exit_code != 0) SKIP_OR_FAIL_IN_CI("needs iperf3");
   target_.netns = lab_->ns_b();
   target_.direction = Direction::kIngress;
   target_.peers = {VethLab::kAddrA};

@@ -35,6 +35,7 @@
 #include "tests/runner/lab_files.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -155,7 +156,7 @@ class FaultMatrixTest : public ::testing::TestWithParam<Case> {
 TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
   const Case& c = GetParam();
   if (c.variant.rootless && ::geteuid() != 0)
-    GTEST_SKIP() << "needs root to switch to an ordinary user (setpriv)";
+    SKIP_OR_FAIL_IN_CI("needs root to switch to an ordinary user (setpriv)");
   ChildProcess runner(
       as_user({fabriclab::build_paths::fabriclab_binary(), "run", "92", "--labs", labs_, "--output",
                output_, "--backend", "userspace", "--no-charts"}),
@@ -163,7 +164,7 @@ TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
   const ExitStatus status = runner.wait(120s);
   if (c.variant.rootless &&
       runner.output().find("cannot enter a user namespace") != std::string::npos)
-    GTEST_SKIP() << "user namespaces not allowed here: " << runner.output();
+    SKIP_OR_FAIL_IN_CI("user namespaces not allowed here: " << runner.output());
   ASSERT_EQ(status.signal, SIGKILL) << "the runner did not die at " << c.point << "\n"
                                     << runner.output();
   ASSERT_NE(runner.output().find("fault point " + c.point + ": SIGKILL"), std::string::npos)

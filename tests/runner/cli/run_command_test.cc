@@ -18,6 +18,7 @@
 #include "tests/runner/lab_files.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -376,7 +377,7 @@ TEST_F(RunCommandTest, AfterSigkillCleanupRemovesALeafSpineRun) {
 // As an ordinary user (uid 65534): the runner enters a user namespace and does
 // the same, the userspace backend included.
 TEST(RunCommandRootless, AnOrdinaryUserRunsALab) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to switch to an ordinary user (setpriv)";
+  if (::geteuid() != 0) SKIP_OR_FAIL_IN_CI("needs root to switch to an ordinary user (setpriv)");
   TempDir dir;
   std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
   const std::string labs = dir.path() + "/labs", output = dir.path() + "/runs";
@@ -386,7 +387,7 @@ TEST(RunCommandRootless, AnOrdinaryUserRunsALab) {
                         labs, "--output", output, "--backend", "userspace", "--no-charts"},
                        {{"XDG_RUNTIME_DIR", ""}}, 180s);
   if (r.output.find("cannot enter a user namespace") != std::string::npos)
-    GTEST_SKIP() << "user namespaces not allowed here: " << r.output;
+    SKIP_OR_FAIL_IN_CI("user namespaces not allowed here: " << r.output);
   ASSERT_EQ(r.status.code, 0) << r.output;
   const nlohmann::json run = read_run_json(output);
   ASSERT_FALSE(run.is_null()) << r.output;

@@ -18,6 +18,7 @@
 #include "tests/runner/grading/grading_fixture.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::runner::grading {
 namespace {
@@ -34,9 +35,9 @@ void grade_reference(const std::string& lab_id) {
       recordings.push_back(entry.path());
   }
   if (recordings.empty()) {
-    GTEST_SKIP() << "no reference recording recordings/" << lab_id
+    SKIP_OR_FAIL_IN_CI("no reference recording recordings/" << lab_id
                  << "-*/run.json yet (the lead records them with "
-                 << "`fabriclab run " << lab_id << "` at the end of the session)";
+                 << "`fabriclab run " << lab_id << "` at the end of the session)");
   }
   const std::string labs = root + "/labs";
   const std::string lab_toml = runner::find_lab_file(labs, lab_id);
@@ -102,7 +103,7 @@ TEST(ReferenceRecordings, Lab09GradesPassAndFail) { grade_reference("09"); }
 // uplinks carry traffic only where a placement crosses them.
 TEST(ReferenceRecordings, Lab09PlacementOrdersTheStepsAndTheBytes) {
   const fs::path dir = fs::path(fabriclab::build_paths::source_dir()) / "recordings/09-placement";
-  if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
+  if (!fs::exists(dir / "run.json")) SKIP_OR_FAIL_IN_CI("no " << dir << "/run.json yet");
   std::map<std::string, nlohmann::json> result;
   const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
   for (const auto& s : run.at("scenarios")) result[s.at("name").get<std::string>()] = s.at("result");
@@ -124,7 +125,7 @@ TEST(ReferenceRecordings, Lab09PlacementOrdersTheStepsAndTheBytes) {
 TEST(ReferenceRecordings, Lab08MarksInsteadOfDropsAndPausesHitTheVictim) {
   const fs::path dir = fs::path(fabriclab::build_paths::source_dir()) /
                        "recordings/08-congestion-without-casualties";
-  if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
+  if (!fs::exists(dir / "run.json")) SKIP_OR_FAIL_IN_CI("no " << dir << "/run.json yet");
   std::map<std::string, nlohmann::json> result;
   const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
   for (const auto& s : run.at("scenarios"))
@@ -144,7 +145,7 @@ TEST(ReferenceRecordings, Lab08MarksInsteadOfDropsAndPausesHitTheVictim) {
 TEST(ReferenceRecordings, Lab05NamesTheSeedsRankFromTheMeasurementsAlone) {
   const fs::path dir =
       fs::path(fabriclab::build_paths::source_dir()) / "recordings/05-one-slow-path";
-  if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
+  if (!fs::exists(dir / "run.json")) SKIP_OR_FAIL_IN_CI("no " << dir << "/run.json yet");
   const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
   const int expected = static_cast<int>(runner::seed_pick(run.at("seed").get<uint64_t>(), "slow_rank", 4));
   std::map<std::string, nlohmann::json> results;
@@ -162,7 +163,7 @@ TEST(ReferenceRecordings, Lab05NamesTheSeedsRankFromTheMeasurementsAlone) {
 TEST(ReferenceRecordings, Lab04SlowRankIsTheSeedsAndBusbwDropsToAQuarter) {
   const fs::path dir =
       fs::path(fabriclab::build_paths::source_dir()) / "recordings/04-allreduce-bandwidth";
-  if (!fs::exists(dir / "run.json")) GTEST_SKIP() << "no " << dir << "/run.json yet";
+  if (!fs::exists(dir / "run.json")) SKIP_OR_FAIL_IN_CI("no " << dir << "/run.json yet");
   const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
   const uint64_t seed = run.at("seed").get<uint64_t>();
   const std::string expected = "r" + std::to_string(runner::seed_pick(seed, "slow_rank", 4));
@@ -189,7 +190,7 @@ TEST(ReferenceRecordings, Lab04SlowRankIsTheSeedsAndBusbwDropsToAQuarter) {
 TEST(ReferenceRecordings, Lab07CurveThatNeverDoublesExpectsNone) {
   const fs::path source =
       fs::path(fabriclab::build_paths::source_dir()) / "recordings/07-barrier-amplification";
-  if (!fs::exists(source / "run.json")) GTEST_SKIP() << "no " << source << "/run.json yet";
+  if (!fs::exists(source / "run.json")) SKIP_OR_FAIL_IN_CI("no " << source << "/run.json yet");
   runner::testing::TempDir tmp;
   const fs::path dir = fs::path(tmp.path()) / "07-never";
   fs::copy(source, dir, fs::copy_options::recursive);

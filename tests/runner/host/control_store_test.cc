@@ -12,6 +12,7 @@
 // client, the reset killed the follower from c10d's listener thread
 // (terminate, "Connection reset by peer"; store_connection.h).
 #include "runner/host/control_store.h"
+#include "tests/support/ci_skip.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -66,7 +67,7 @@ int follower_waits_for_a_lead_not_up_yet() {
 }
 
 TEST(ControlStore, AFollowerKeepsTryingWhileTheLeadsAddressIsUnreachable) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root (a network namespace of its own)";
+  if (geteuid() != 0) SKIP_OR_FAIL_IN_CI("needs root (a network namespace of its own)");
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) _exit(follower_waits_for_a_lead_not_up_yet());
@@ -115,7 +116,7 @@ int follower_outlives_a_lead_that_dies_while_it_connects() {
 }
 
 TEST(ControlStore, AFollowerOutlivesALeadThatDiesWhileItConnects) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root (a network namespace of its own)";
+  if (geteuid() != 0) SKIP_OR_FAIL_IN_CI("needs root (a network namespace of its own)");
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) _exit(follower_outlives_a_lead_that_dies_while_it_connects());

@@ -12,6 +12,7 @@
 #include "report_fixture.h"
 #include "runner/report/chart_data.h"
 #include "runner/report/render_report.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::runner::report {
 namespace {
@@ -54,7 +55,7 @@ TEST(ChartData, SeriesIsPerStepOverRanks) {
 }
 
 TEST(Charts, GnuplotDrawsSvgsWithEveryScenario) {
-  if (!find_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (apt-get install gnuplot-nox)";
+  if (!find_gnuplot()) SKIP_OR_FAIL_IN_CI("gnuplot is not installed (apt-get install gnuplot-nox)");
   testing::TempDir dir("charts");
   testing::write_lab02_run(dir.path());
   std::ostringstream out;

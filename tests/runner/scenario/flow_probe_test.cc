@@ -11,6 +11,7 @@
 #include "runner/topology/lab_network.h"
 #include "runner/topology/topology.h"
 #include "tests/runner/netns_test.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -49,7 +50,7 @@ TEST(FlowProbe, RefusesTwoRanksThatShareAHost) {
 using FlowProbeTest = testing::NetnsTest;
 
 TEST_F(FlowProbeTest, OneIperf3FlowBetweenTwoRanks) {
-  if (std::system("command -v iperf3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "needs iperf3";
+  if (std::system("command -v iperf3 >/dev/null 2>&1") != 0) SKIP_OR_FAIL_IN_CI("needs iperf3");
   auto topology = Topology::build({2, run_id_}, *ledger_);
   const NamespaceNetwork network(*topology);
   const nlohmann::json flow = run_flow_probe(network, 1, 0, 1);

@@ -10,6 +10,7 @@
 #include "runner/process/process.h"
 #include "runner/topology/user_namespace.h"
 #include "tests/runner/test_support.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -27,14 +28,14 @@ ExitStatus run_as_nobody(std::vector<std::string> argv, const std::string& out_p
 }
 
 TEST(Rootless, AnOrdinaryUserBuildsAndPingsATopology) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to switch to an ordinary user (setpriv)";
+  if (::geteuid() != 0) SKIP_OR_FAIL_IN_CI("needs root to switch to an ordinary user (setpriv)");
   TempDir dir;
   ::chmod(dir.path().c_str(), 0777);
   const std::string out = dir.path() + "/out";
   ExitStatus status = run_as_nobody({RUNNER_PROBE, "ping", "3"}, out);
   std::string text = testing::read_file(out);
   if (text.find("cannot enter a user namespace") != std::string::npos) {
-    GTEST_SKIP() << "user namespaces not allowed here: " << text;
+    SKIP_OR_FAIL_IN_CI("user namespaces not allowed here: " << text);
   }
   ASSERT_TRUE(status.success()) << status.describe() << "\n" << text;
   EXPECT_NE(text.find("mode rootless"), std::string::npos) << text;
@@ -44,8 +45,8 @@ TEST(Rootless, AnOrdinaryUserBuildsAndPingsATopology) {
 }
 
 TEST(Rootless, AfterSigkillCleanupAsTheSameUserKillsWhatIsLeft) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to switch to an ordinary user (setpriv)";
-  if (!check_user_namespaces().allowed) GTEST_SKIP() << check_user_namespaces().detail;
+  if (::geteuid() != 0) SKIP_OR_FAIL_IN_CI("needs root to switch to an ordinary user (setpriv)");
+  if (!check_user_namespaces().allowed) SKIP_OR_FAIL_IN_CI(check_user_namespaces().detail);
   TempDir dir;
   ::chmod(dir.path().c_str(), 0777);
   const std::string run_id = "rl" + std::to_string(::getpid() % 100000);

@@ -6,6 +6,7 @@
 
 #include "common/build_paths.h"
 #include "tests/support/child_process.h"
+#include "tests/support/ci_skip.h"
 
 namespace fabriclab {
 namespace {
@@ -29,7 +30,7 @@ TEST(TopoCommand, PrintsTheLabsNetworkWithoutBuildingIt) {
 
 TEST(TopoCommand, TracerouteAgreesWithTheDrawnPaths) {
   if (run_command({"/bin/sh", "-c", "command -v traceroute"}).status.code != 0)
-    GTEST_SKIP() << "traceroute is not installed (scripts/setup.sh installs it)";
+    SKIP_OR_FAIL_IN_CI("traceroute is not installed (scripts/setup.sh installs it)");
   for (const char* lab : {"02", "05"}) {  // a pair, and four ranks on a switch
     const auto r = run_command(topo({lab, "--check"}));
     EXPECT_EQ(r.status.code, 0) << r.output;
@@ -44,7 +45,7 @@ TEST(TopoCommand, TracerouteAgreesWithTheDrawnPaths) {
 // (ToR, spine, ToR, host), as traceroute counts them inside the namespaces.
 TEST(TopoCommand, LeafSpineHopsAgreeWithTraceroute) {
   if (run_command({"/bin/sh", "-c", "command -v traceroute"}).status.code != 0)
-    GTEST_SKIP() << "traceroute is not installed (scripts/setup.sh installs it)";
+    SKIP_OR_FAIL_IN_CI("traceroute is not installed (scripts/setup.sh installs it)");
   const std::string labs = ::testing::TempDir() + "/fabriclab-topo-labs";
   const std::string folder = labs + "/91-leaf-spine";
   run_command({"/bin/mkdir", "-p", folder});
