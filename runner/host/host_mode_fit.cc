@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "common/input_error.h"
+#include "runner/link/link_setting.h"
 
 namespace fabriclab::runner::host {
 namespace {
@@ -20,11 +21,14 @@ std::string ways_to_place(int ranks) {
   return ways;
 }
 
-// What a scenario needs that host mode cannot give; "" = nothing.
+// What a scenario needs that host mode cannot give; "" = nothing. Its
+// settings say for themselves (LinkSettingKind::in_host_mode).
 std::string unhostable_need(const ScenarioDefinition& s) {
-  for (const auto& [key, value] : s.every_link_setting())
-    if (key == "queue")
-      return "a queue at the switch port the ranks share (queue = \"" + value + "\")";
+  for (const auto& [key, value] : s.every_link_setting()) {
+    const HostModePolicy policy =
+        find_link_setting(key)->in_host_mode(SettingScope::kScenario, value);
+    if (policy.action == HostModeAction::kRefuse) return policy.reason;
+  }
   if (!s.neighbours.empty())
     return "neighbour flows between ranks of the lab's switch (neighbours)";
   return "";

@@ -22,6 +22,9 @@ class AppliedImpairment : public AppliedLinkSetting {
 class ImpairSetting : public LinkSettingKind {
  public:
   const char* key() const override { return "impair"; }
+  bool allowed_in(SettingScope scope) const override { return scope == SettingScope::kScenario; }
+  // On the machines' lab interface (host_network.h), as on a veth.
+  HostModePolicy in_host_mode(SettingScope, const std::string&) const override { return {}; }
 
   void validate(const std::string& value) const override {
     try {

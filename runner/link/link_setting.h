@@ -14,6 +14,10 @@
 // scenario names on the scenario's links (`links`) before launching the
 // ranks and removes them, in reverse, when the scenario ends.
 //
+// A kind owns its whole life, so no other folder names its key: where a lab
+// may write it (its scope) and what host mode does with it (its policy) are
+// the kind's answers, asked by the lab loader and host mode alike.
+//
 // Ownership: apply() returns handles; destroying one reverts exactly what it
 // set. Thread safety: kinds are immutable singletons; handles have one owner.
 #pragma once
@@ -46,10 +50,36 @@ class AppliedLinkSetting {
   virtual nlohmann::json sample() { return nlohmann::json::object(); }
 };
 
+// Where a lab writes a setting, and so how long it holds.
+enum class SettingScope {
+  kScenario,  // a [[scenario]] (or [[scenario.override]]) key: on the scenario's links, for it
+  kFabric,    // a [topology] key: on the fabric itself, for the whole lab
+};
+
+// What host mode (runner/host/) does with a setting it meets.
+enum class HostModeAction {
+  kRun,     // applies it, as in namespace mode (on the machines' lab interface)
+  kSkip,    // leaves it out, saying why: a scenario that sets it is recorded as
+            // skipped; a fabric setting is not applied and the run goes on
+  kRefuse,  // cannot give it: the scenario (or, at fabric scope, the lab) is
+            // refused before anything starts (exit 2), saying why
+};
+
+struct HostModePolicy {
+  HostModeAction action = HostModeAction::kRun;
+  // For kSkip and kRefuse: why, naming the value, in the words host mode
+  // prints (host_mode_fit.h and host_run.cc say where they stand).
+  std::string reason;
+};
+
 class LinkSettingKind {
  public:
   virtual ~LinkSettingKind() = default;
-  virtual const char* key() const = 0;  // the [[scenario]] key
+  virtual const char* key() const = 0;  // the lab.toml key
+  // True when a lab may write it at `scope`.
+  virtual bool allowed_in(SettingScope scope) const = 0;
+  // What host mode does with `value` written at `scope`.
+  virtual HostModePolicy in_host_mode(SettingScope scope, const std::string& value) const = 0;
   // Checks the value as lab.toml wrote it; throws std::invalid_argument with
   // a message fit to follow "key 'impair': " (no side effects).
   virtual void validate(const std::string& value) const = 0;

@@ -64,6 +64,12 @@ class AppliedQueue : public AppliedLinkSetting {
 class QueueSetting : public LinkSettingKind {
  public:
   const char* key() const override { return "queue"; }
+  bool allowed_in(SettingScope scope) const override { return scope == SettingScope::kScenario; }
+  // The switch the ranks share exists only in namespace mode.
+  HostModePolicy in_host_mode(SettingScope, const std::string& value) const override {
+    return {HostModeAction::kRefuse,
+            "a queue at the switch port the ranks share (queue = \"" + value + "\")"};
+  }
 
   void validate(const std::string& value) const override {
     try {

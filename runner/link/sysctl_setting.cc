@@ -96,6 +96,19 @@ class AppliedSysctl : public AppliedLinkSetting {
 class SysctlSetting : public LinkSettingKind {
  public:
   const char* key() const override { return "sysctl"; }
+  // In a [[scenario]] for its links; in [topology] for every rank's namespace.
+  bool allowed_in(SettingScope) const override { return true; }
+  // Host mode never changes a host's own sysctls: a scenario about one would
+  // measure nothing of it, and the lab's own are the user's to set.
+  HostModePolicy in_host_mode(SettingScope scope, const std::string& value) const override {
+    if (scope == SettingScope::kScenario)
+      return {HostModeAction::kSkip,
+              "it sets sysctl " + value + "; host mode leaves the hosts' own settings alone"};
+    return {HostModeAction::kSkip,
+            "host mode leaves this host's sysctls alone; the lab runs its namespaces with\n"
+            "  " + value + "\n"
+            "  set them yourself on every host to match it (sysctl -w, README 'Host mode')"};
+  }
   // The key must exist here too: /proc/sys/net shows this process's
   // namespace, whose keys a new namespace has as well, so a typo fails at
   // load instead of after the lab network is built.

@@ -26,7 +26,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
   static const std::map<std::string, std::set<std::string>> rules = {
       {"cli", {"bench", "cleanup", "grading", "host", "lab", "ledger", "link", "page", "process",
                "recording", "report", "rundir", "scenario", "topology", "workload"}},
-      {"host", {"cleanup", "lab", "ledger", "process", "scenario", "topology"}},
+      {"host", {"cleanup", "lab", "ledger", "link", "process", "scenario", "topology"}},
       {"bench", {"lab", "ledger", "process", "scenario", "topology", "workload"}},
       {"grading", {"lab", "report", "rundir"}},
       {"page", {"lab", "recording", "report", "rundir"}},
