@@ -147,7 +147,8 @@ class HostLabRun {
     Console& console = recording.console();
     console.print(describe_placement());
     std::string backend_why;
-    auto backend = backend_for(scenarios_, /*uplinks=*/"", options_.lab.backend, &backend_why);
+    // No fabric settings: host mode refuses those it cannot give (host_mode_fit.h).
+    auto backend = backend_for(scenarios_, {}, options_.lab.backend, &backend_why);
     if (backend)
       console.print(fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why));
     std::optional<ImpairmentGuardian> guardian;
@@ -155,9 +156,8 @@ class HostLabRun {
       guardian.emplace(options_.iface);
     // This host's own settings for --iface, read only: a lab on real hosts
     // runs with what the machines have. Only the lead's reach run.json.
-    if (!lab_.fabric.sysctl.empty()) {
-      const HostModePolicy policy =
-          find_link_setting("sysctl")->in_host_mode(SettingScope::kFabric, lab_.fabric.sysctl);
+    for (const auto& [key, value] : lab_.fabric.link_settings) {
+      const HostModePolicy policy = find_link_setting(key)->in_host_mode(SettingScope::kFabric, value);
       if (policy.action == HostModeAction::kSkip) console.print(policy.reason + "\n");
     }
     NetworkSettings settings = read_network_settings(-1, options_.iface);

@@ -35,6 +35,9 @@ class ImpairSetting : public LinkSettingKind {
   }
 
   bool needs_backend() const override { return true; }
+  bool shapes_without_sch_netem(const std::string& value) const override {
+    return netem::shapes_without_sch_netem(netem::parse_spec(value));
+  }
 
   std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const std::string& value,
                                                          const std::vector<int>& link_ranks,

@@ -9,6 +9,13 @@
 //   queue = "rate 500mbit limit 256kb ecn k 20kb"   the switch's port toward
 //                                    each linked rank (queue_setting.h)
 //
+// and in `[topology]`, for the whole lab (labs/SCHEMA.md, "Topology"):
+//
+//   sysctl = "..."                   every rank's namespace
+//   host_links = "rate 1gbit"        every host's link (host_links_setting.h)
+//   uplinks = "delay 1ms"            every link between two routers
+//                                    (uplinks_setting.h)
+//
 // A setting is one file in this folder implementing LinkSettingKind, plus a
 // row in link_settings.cc. The scenario runner applies every setting a
 // scenario names on the scenario's links (`links`) before launching the
@@ -34,6 +41,8 @@
 namespace fabriclab::runner {
 
 class LabNetwork;
+class Topology;
+struct FabricGraph;
 
 // One setting in force on one place of the lab network.
 class AppliedLinkSetting {
@@ -72,6 +81,15 @@ struct HostModePolicy {
   std::string reason;
 };
 
+// What a fabric-scope setting set, for the log and run.json.
+struct AppliedToFabric {
+  std::vector<std::unique_ptr<AppliedLinkSetting>> handles;  // destroying them reverts it
+  std::string line;       // the log's line, without a newline
+  // run.json's `fabric_links` entry ({"spec": ..., "applied": [...]}); null
+  // for a setting that shapes no link (recordings/FORMAT.md).
+  nlohmann::json record;
+};
+
 class LinkSettingKind {
  public:
   virtual ~LinkSettingKind() = default;
@@ -85,6 +103,19 @@ class LinkSettingKind {
   virtual void validate(const std::string& value) const = 0;
   // True when applying it needs the impairment backend.
   virtual bool needs_backend() const = 0;
+  // Checks a fabric-scope value against the fabric it is for (a setting on
+  // links the fabric does not have); throws std::invalid_argument like
+  // validate(). Called after validate().
+  virtual void check_fabric(const std::string& /*value*/, const FabricGraph& /*graph*/) const {}
+  // Why a scenario's setting of `scenario_kind` cannot go with this
+  // fabric-scope setting ("" = it can), in words fit to follow
+  // "key 'impair': ".
+  virtual std::string conflict_with(const LinkSettingKind& /*scenario_kind*/) const { return ""; }
+  // True when the netem backend applies `value` without sch_netem (a rate
+  // alone: the kernel's tbf), which decides the backend "auto" picks.
+  virtual bool shapes_without_sch_netem(const std::string& /*value*/) const { return false; }
+  // A fabric-scope value as `fabriclab topo` shows it; "" = not shown.
+  virtual std::string describe_on_fabric(const std::string& /*value*/) const { return ""; }
   // Sets `value` on the links of `link_ranks` (a link "rN" carries the
   // traffic rank N sends) where this runner owns them. `backend` is null
   // unless needs_backend(). Throws like netem::Backend::apply; on throw
@@ -92,10 +123,19 @@ class LinkSettingKind {
   virtual std::vector<std::unique_ptr<AppliedLinkSetting>> apply(
       const std::string& value, const std::vector<int>& link_ranks, const LabNetwork& network,
       netem::Backend* backend) const = 0;
+  // Sets a fabric-scope `value` for the whole lab on `topology` (seen as
+  // `network`), through `backend` (null unless needs_backend()). By default
+  // apply() on every rank's link. Throws like apply().
+  virtual AppliedToFabric apply_to_fabric(const std::string& value, const Topology& topology,
+                                          const LabNetwork& network,
+                                          netem::Backend* backend) const;
 };
 
 // The setting under `key`, or null.
 const LinkSettingKind* find_link_setting(const std::string& key);
-std::vector<std::string> link_setting_keys();
+// The setting under `key` if a lab may write it at `scope`, or null.
+const LinkSettingKind* find_link_setting(const std::string& key, SettingScope scope);
+// The keys a lab may write at `scope`, in the table's order.
+std::vector<std::string> link_setting_keys(SettingScope scope);
 
 }  // namespace fabriclab::runner
