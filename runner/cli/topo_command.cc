@@ -129,9 +129,10 @@ void add_topo_command(CLI::App& app) {
     const runner::FabricGraph graph = runner::draw_fabric(lab.fabric.kind, lab.ranks);
     std::cout << fmt::format("Lab {}: {}\n", lab.id, lab.title) << runner::format_fabric(graph);
     for (const std::string& key : runner::link_setting_keys(runner::SettingScope::kFabric)) {
-      const std::string value = lab.fabric.link_setting(key);
-      const std::string shown =
-          value.empty() ? "" : runner::find_link_setting(key)->describe_on_fabric(value);
+      const auto value = lab.fabric.link_settings.find(key);
+      const std::string shown = value == lab.fabric.link_settings.end()
+                                    ? ""
+                                    : runner::find_link_setting(key)->describe_on_fabric(value->second);
       if (!shown.empty()) std::cout << shown << "\n";
     }
     std::cout << format_placements(lab);

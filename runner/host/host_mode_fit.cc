@@ -41,7 +41,7 @@ void check_fabric(const LabDefinition& lab) {
   for (const auto& [key, value] : lab.fabric.link_settings) {
     const HostModePolicy policy = find_link_setting(key)->in_host_mode(SettingScope::kFabric, value);
     if (policy.action != HostModeAction::kRefuse) continue;
-    refused += fmt::format(", {} \"{}\"", key, value);
+    refused += fmt::format(", {} \"{}\"", key, value.text());
     if (first_reason.empty()) first_reason = policy.reason;
   }
   if (lab.fabric.kind == "leaf_spine")

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -227,35 +228,36 @@ std::vector<int> resolve_links(const LabReader& r, const toml::node* node,
   return resolve_link_words(fixed, 0, ranks);
 }
 
-// One key of per-link settings (link_setting.h) in `t`, checked; "" = absent.
-std::string link_setting_value(const LabReader& r, const toml::table& t, const std::string& key) {
-  const std::string value = r.string_at(t, key, false);
-  if (value.empty()) return value;
+// One key of per-link settings (link_setting.h) in `t`, parsed by its kind,
+// once; null when absent.
+std::optional<SettingValue> link_setting_value(const LabReader& r, const toml::table& t,
+                                               const std::string& key) {
+  const std::string text = r.string_at(t, key, false);
+  if (text.empty()) return std::nullopt;
   try {
-    find_link_setting(key)->validate(value);
+    return find_link_setting(key)->parse(text);
   } catch (const std::invalid_argument& e) {
     r.fail(t.get(key), key, e.what());
   }
-  return value;
 }
 
 // The fabric-scope settings of [topology], each checked, and checked
 // against the fabric it is for.
-std::map<std::string, std::string> read_fabric_settings(const LabReader& r,
-                                                        const toml::table& topology,
-                                                        const FabricGraph& graph) {
-  std::map<std::string, std::string> settings;
+std::map<std::string, SettingValue> read_fabric_settings(const LabReader& r,
+                                                         const toml::table& topology,
+                                                         const FabricGraph& graph) {
+  std::map<std::string, SettingValue> settings;
   for (const std::string& key : link_setting_keys(SettingScope::kFabric)) {
-    const std::string value = r.string_at(topology, key, false);
-    if (value.empty()) continue;
+    const std::string text = r.string_at(topology, key, false);
+    if (text.empty()) continue;
     try {
       const LinkSettingKind& kind = *find_link_setting(key);
-      kind.check_fabric(value, graph);
-      kind.validate(value);
+      // The fabric first: a setting on links it does not have is wrong whatever its words.
+      kind.check_fabric(graph);
+      settings[key] = kind.parse(text);
     } catch (const std::invalid_argument& e) {
       r.fail(topology.get(key), key, e.what());
     }
-    settings[key] = value;
   }
   return settings;
 }
@@ -290,8 +292,7 @@ std::vector<LinkOverride> read_overrides(const LabReader& r, const toml::table& 
     if (!o.get("links")) r.fail(&o, "links", "missing: an override names the links it sets");
     resolve_links(r, o.get("links"), override.links, ranks);
     for (const std::string& key : link_setting_keys(SettingScope::kScenario)) {
-      const std::string value = link_setting_value(r, o, key);
-      if (!value.empty()) override.link_settings[key] = value;
+      if (auto value = link_setting_value(r, o, key)) override.link_settings[key] = *value;
     }
     if (override.link_settings.empty())
       r.fail(&o, "override", "sets nothing: give a per-link setting (" +
@@ -388,8 +389,7 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
   if (!std::regex_match(s.name, kName)) r.fail(t.get("name"), "name", "expected [a-z0-9_-]+");
   s.condition = r.string_at(t, "condition", false, s.name);
   for (const std::string& key : link_setting_keys(SettingScope::kScenario)) {
-    const std::string value = link_setting_value(r, t, key);
-    if (!value.empty()) s.link_settings[key] = value;
+    if (auto value = link_setting_value(r, t, key)) s.link_settings[key] = *value;
   }
   // A scenario may run its job on the first N ranks of the lab network, or
   // place its ranks on hosts by name (links then name hosts: every one may carry traffic).
@@ -618,16 +618,16 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
 
 std::string ScenarioDefinition::impair() const {
   const auto it = link_settings.find(impair_setting().key());
-  return it == link_settings.end() ? "" : it->second;
+  return it == link_settings.end() ? "" : it->second.text();
 }
 
 std::string FabricDefinition::link_setting(const std::string& key) const {
   const auto it = link_settings.find(key);
-  return it == link_settings.end() ? "" : it->second;
+  return it == link_settings.end() ? "" : it->second.text();
 }
 
-std::vector<std::pair<std::string, std::string>> ScenarioDefinition::every_link_setting() const {
-  std::vector<std::pair<std::string, std::string>> out(link_settings.begin(), link_settings.end());
+std::vector<std::pair<std::string, SettingValue>> ScenarioDefinition::every_link_setting() const {
+  std::vector<std::pair<std::string, SettingValue>> out(link_settings.begin(), link_settings.end());
   for (const LinkOverride& o : overrides)
     for (const auto& setting : o.link_settings) out.push_back(setting);
   return out;

@@ -16,6 +16,7 @@
 
 #include "runner/lab/exercise.h"
 #include "runner/lab/neighbour_flow_spec.h"
+#include "runner/link/setting_value.h"
 #include "runner/workload/workload.h"
 
 namespace fabriclab::runner {
@@ -25,15 +26,15 @@ namespace fabriclab::runner {
 // (link_plan.h resolves them with the run's seed).
 struct LinkOverride {
   std::vector<std::string> links;                     // as written: "r1", "seed:slow_rank"
-  std::map<std::string, std::string> link_settings;   // {"impair": "rate 100mbit"}
+  std::map<std::string, SettingValue> link_settings;  // {"impair": "rate 100mbit", parsed}
 };
 
 struct ScenarioDefinition {
   std::string name;                      // [a-z0-9_-]+
   std::string condition;                 // human words for the table
   // Per-link settings by their lab.toml key (runner/link/link_setting.h),
-  // applied to `links` for the scenario: {"impair": "delay 100ms"}.
-  std::map<std::string, std::string> link_settings;
+  // parsed at load, applied to `links` for the scenario: {"impair": "delay 100ms"}.
+  std::map<std::string, SettingValue> link_settings;
   // The job runs on ranks 0 .. ranks-1 of the lab network (`ranks = N`,
   // default: all of them); the other ranks' hosts stay idle.
   int ranks = 0;
@@ -72,7 +73,7 @@ struct ScenarioDefinition {
   // The `impair` setting's tc-netem words, "" = none.
   std::string impair() const;
   // Every (key, value) it sets on some link, its own and its overrides'.
-  std::vector<std::pair<std::string, std::string>> every_link_setting() const;
+  std::vector<std::pair<std::string, SettingValue>> every_link_setting() const;
 };
 
 // The lab network's shape (runner/topology/fabric.h): a fabric kind by name,
@@ -87,9 +88,9 @@ struct FabricDefinition {
   // settings (a scenario's own `sysctl` overrides them), every host's link
   // (the hosts' NIC speed), every link between two routers; absent = the
   // kernel's defaults, the veths' own speed.
-  std::map<std::string, std::string> link_settings;
+  std::map<std::string, SettingValue> link_settings;  // parsed at load
 
-  // The value of the setting under `key`, "" = not set.
+  // The words of the setting under `key`, "" = not set.
   std::string link_setting(const std::string& key) const;
 };
 

@@ -2,7 +2,6 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include "netem/spec_parse.h"
 #include "runner/topology/lab_network.h"
 
 namespace fabriclab::runner {
@@ -22,11 +21,12 @@ class ShapedLink : public AppliedLinkSetting {
 
 }  // namespace
 
-AppliedToFabric shape_fabric_links(const char* key, const std::string& words,
+AppliedToFabric shape_fabric_links(const char* key, const SettingValue& value,
                                    const std::vector<Link>& links, netem::Backend& backend,
                                    std::shared_ptr<netem::Backend> owner) {
   AppliedToFabric shaped;
-  const netem::Spec spec = netem::parse_spec(words);
+  const netem::Spec& spec = value.parsed<netem::Spec>();
+  const std::string& words = value.text();
   const netem::Direction direction = backend.link_direction();
   const bool egress = direction == netem::Direction::kEgress;
   nlohmann::json where = nlohmann::json::array();

@@ -19,10 +19,10 @@
 
 namespace fabriclab::runner {
 
-// Applies `words` on both directions of each of `links` through `backend`,
-// and describes it for the log and run.json under `key`. On throw nothing
-// of it is left.
-AppliedToFabric shape_fabric_links(const char* key, const std::string& words,
+// Applies `value` (tc-netem words, parsed as a netem::Spec: impair_setting.h)
+// on both directions of each of `links` through `backend`, and describes it
+// for the log and run.json under `key`. On throw nothing of it is left.
+AppliedToFabric shape_fabric_links(const char* key, const SettingValue& value,
                                    const std::vector<Link>& links, netem::Backend& backend,
                                    std::shared_ptr<netem::Backend> owner = nullptr);
 

@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-#include "common/input_error.h"
 #include "netem/spec_parse.h"
 #include "runner/link/fabric_links.h"
 #include "runner/link/impair_setting.h"
@@ -16,23 +15,19 @@ class HostLinksSetting : public LinkSettingKind {
  public:
   const char* key() const override { return "host_links"; }
   bool allowed_in(SettingScope scope) const override { return scope == SettingScope::kFabric; }
-  HostModePolicy in_host_mode(SettingScope, const std::string& value) const override {
+  HostModePolicy in_host_mode(SettingScope, const SettingValue& value) const override {
     return {HostModeAction::kRefuse,
-            "shapes every rank's link to its switch (host_links = \"" + value +
+            "shapes every rank's link to its switch (host_links = \"" + value.text() +
                 "\"); host mode leaves the machines' NICs as they are"};
   }
 
-  void validate(const std::string& value) const override {
-    netem::Spec spec;
-    try {
-      spec = netem::parse_spec(value);
-    } catch (const InputError& e) {
-      throw std::invalid_argument(std::string("not a valid netem spec: ") + e.what());
-    }
-    if (!netem::shapes_without_sch_netem(spec))
+  SettingValue parse(const std::string& text) const override {
+    SettingValue value = parse_impairment(text);
+    if (!netem::shapes_without_sch_netem(value.parsed<netem::Spec>()))
       throw std::invalid_argument("expected a rate alone, like \"rate 1gbit\" (the hosts' NIC speed)");
+    return value;
   }
-  void check_fabric(const std::string&, const FabricGraph& graph) const override {
+  void check_fabric(const FabricGraph& graph) const override {
     if (graph.links.empty()) throw std::invalid_argument("this fabric has no links");
   }
   std::string conflict_with(const LinkSettingKind& scenario_kind) const override {
@@ -40,19 +35,19 @@ class HostLinksSetting : public LinkSettingKind {
     return "[topology] host_links already shapes every host's link; a scenario's impair would "
            "meet it on the same device";
   }
-  std::string describe_on_fabric(const std::string& value) const override {
-    return "host links (every host's link, both ways): " + value;
+  std::string describe_on_fabric(const SettingValue& value) const override {
+    return "host links (every host's link, both ways): " + value.text();
   }
   // Its own shaper, not the run's backend.
   bool needs_backend() const override { return false; }
 
-  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const std::string&,
+  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue&,
                                                          const std::vector<int>&,
                                                          const LabNetwork&,
                                                          netem::Backend*) const override {
     throw std::logic_error("host_links is a [topology] setting: apply_to_fabric");
   }
-  AppliedToFabric apply_to_fabric(const std::string& value, const Topology& topology,
+  AppliedToFabric apply_to_fabric(const SettingValue& value, const Topology& topology,
                                   const LabNetwork&, netem::Backend*) const override {
     std::shared_ptr<netem::Backend> shaper =
         netem::make_backend(netem::BackendKind::kNetem, nullptr);  // the kernel's tbf

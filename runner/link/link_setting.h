@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "netem/impairment.h"
+#include "runner/link/setting_value.h"
 
 namespace fabriclab::runner {
 
@@ -97,36 +98,39 @@ class LinkSettingKind {
   // True when a lab may write it at `scope`.
   virtual bool allowed_in(SettingScope scope) const = 0;
   // What host mode does with `value` written at `scope`.
-  virtual HostModePolicy in_host_mode(SettingScope scope, const std::string& value) const = 0;
-  // Checks the value as lab.toml wrote it; throws std::invalid_argument with
-  // a message fit to follow "key 'impair': " (no side effects).
-  virtual void validate(const std::string& value) const = 0;
+  virtual HostModePolicy in_host_mode(SettingScope scope, const SettingValue& value) const = 0;
+  // Parses the value as lab.toml wrote it, once, at load; throws
+  // std::invalid_argument with a message fit to follow "key 'impair': " (no
+  // side effects).
+  virtual SettingValue parse(const std::string& text) const = 0;
+  // parse(), for a check alone.
+  void validate(const std::string& text) const { parse(text); }
   // True when applying it needs the impairment backend.
   virtual bool needs_backend() const = 0;
-  // Checks a fabric-scope value against the fabric it is for (a setting on
-  // links the fabric does not have); throws std::invalid_argument like
-  // validate(). Called after validate().
-  virtual void check_fabric(const std::string& /*value*/, const FabricGraph& /*graph*/) const {}
+  // Checks that the fabric a fabric-scope setting is written for has what
+  // it sets (links, router links); throws std::invalid_argument like
+  // parse(). The lab loader asks before parse().
+  virtual void check_fabric(const FabricGraph& /*graph*/) const {}
   // Why a scenario's setting of `scenario_kind` cannot go with this
   // fabric-scope setting ("" = it can), in words fit to follow
   // "key 'impair': ".
   virtual std::string conflict_with(const LinkSettingKind& /*scenario_kind*/) const { return ""; }
   // True when the netem backend applies `value` without sch_netem (a rate
   // alone: the kernel's tbf), which decides the backend "auto" picks.
-  virtual bool shapes_without_sch_netem(const std::string& /*value*/) const { return false; }
+  virtual bool shapes_without_sch_netem(const SettingValue& /*value*/) const { return false; }
   // A fabric-scope value as `fabriclab topo` shows it; "" = not shown.
-  virtual std::string describe_on_fabric(const std::string& /*value*/) const { return ""; }
+  virtual std::string describe_on_fabric(const SettingValue& /*value*/) const { return ""; }
   // Sets `value` on the links of `link_ranks` (a link "rN" carries the
   // traffic rank N sends) where this runner owns them. `backend` is null
   // unless needs_backend(). Throws like netem::Backend::apply; on throw
   // nothing of this call is left.
   virtual std::vector<std::unique_ptr<AppliedLinkSetting>> apply(
-      const std::string& value, const std::vector<int>& link_ranks, const LabNetwork& network,
+      const SettingValue& value, const std::vector<int>& link_ranks, const LabNetwork& network,
       netem::Backend* backend) const = 0;
   // Sets a fabric-scope `value` for the whole lab on `topology` (seen as
   // `network`), through `backend` (null unless needs_backend()). By default
   // apply() on every rank's link. Throws like apply().
-  virtual AppliedToFabric apply_to_fabric(const std::string& value, const Topology& topology,
+  virtual AppliedToFabric apply_to_fabric(const SettingValue& value, const Topology& topology,
                                           const LabNetwork& network,
                                           netem::Backend* backend) const;
 };

@@ -23,14 +23,14 @@ const std::vector<const LinkSettingKind*>& entries() {
 
 }  // namespace
 
-AppliedToFabric LinkSettingKind::apply_to_fabric(const std::string& value, const Topology&,
+AppliedToFabric LinkSettingKind::apply_to_fabric(const SettingValue& value, const Topology&,
                                                  const LabNetwork& network,
                                                  netem::Backend* backend) const {
   std::vector<int> every_rank(static_cast<size_t>(network.world_size()));
   std::iota(every_rank.begin(), every_rank.end(), 0);
   AppliedToFabric applied;
   applied.handles = apply(value, every_rank, network, backend);
-  applied.line = std::string("lab network settings ([topology] ") + key() + "): " + value;
+  applied.line = std::string("lab network settings ([topology] ") + key() + "): " + value.text();
   return applied;
 }
 

@@ -15,14 +15,14 @@ class UplinksSetting : public LinkSettingKind {
  public:
   const char* key() const override { return "uplinks"; }
   bool allowed_in(SettingScope scope) const override { return scope == SettingScope::kFabric; }
-  HostModePolicy in_host_mode(SettingScope, const std::string& value) const override {
+  HostModePolicy in_host_mode(SettingScope, const SettingValue& value) const override {
     return {HostModeAction::kRefuse,
-            "shapes the links between its routers (uplinks = \"" + value +
+            "shapes the links between its routers (uplinks = \"" + value.text() +
                 "\"); host mode has only the machines' own network"};
   }
 
-  void validate(const std::string& value) const override { impair_setting().validate(value); }
-  void check_fabric(const std::string&, const FabricGraph& graph) const override {
+  SettingValue parse(const std::string& text) const override { return parse_impairment(text); }
+  void check_fabric(const FabricGraph& graph) const override {
     bool has_uplinks = false;
     for (const FabricLink& link : graph.links)
       for (const FabricNode& node : graph.switches) has_uplinks = has_uplinks || node.name == link.a;
@@ -30,21 +30,21 @@ class UplinksSetting : public LinkSettingKind {
       throw std::invalid_argument("kind \"" + graph.kind +
                                   "\" has no links between routers (leaf_spine has)");
   }
-  bool shapes_without_sch_netem(const std::string& value) const override {
-    return netem::shapes_without_sch_netem(netem::parse_spec(value));
+  bool shapes_without_sch_netem(const SettingValue& value) const override {
+    return netem::shapes_without_sch_netem(value.parsed<netem::Spec>());
   }
-  std::string describe_on_fabric(const std::string& value) const override {
-    return "uplinks (every link between two routers, both ways): " + value;
+  std::string describe_on_fabric(const SettingValue& value) const override {
+    return "uplinks (every link between two routers, both ways): " + value.text();
   }
   bool needs_backend() const override { return true; }
 
-  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const std::string&,
+  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue&,
                                                          const std::vector<int>&,
                                                          const LabNetwork&,
                                                          netem::Backend*) const override {
     throw std::logic_error("uplinks is a [topology] setting: apply_to_fabric");
   }
-  AppliedToFabric apply_to_fabric(const std::string& value, const Topology& topology,
+  AppliedToFabric apply_to_fabric(const SettingValue& value, const Topology& topology,
                                   const LabNetwork&, netem::Backend* backend) const override {
     return shape_fabric_links(key(), value, topology.router_links(), *backend);
   }

@@ -49,10 +49,10 @@ std::vector<const ScenarioDefinition*> select_scenarios(const LabDefinition& lab
 }
 
 std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefinition*>& scenarios,
-                                            const std::map<std::string, std::string>& fabric_settings,
+                                            const std::map<std::string, SettingValue>& fabric_settings,
                                             netem::BackendKind kind, std::string* why) {
-  std::vector<std::pair<std::string, std::string>> settings(fabric_settings.begin(),
-                                                            fabric_settings.end());
+  std::vector<std::pair<std::string, SettingValue>> settings(fabric_settings.begin(),
+                                                             fabric_settings.end());
   for (const auto* s : scenarios)
     for (const auto& setting : s->every_link_setting()) settings.push_back(setting);
   bool needed = false;
@@ -97,16 +97,16 @@ FabricSettings apply_fabric_settings(const LabDefinition& lab, const Topology& t
                                      const std::string& backend_line, Console& console) {
   FabricSettings fabric;
   for (const std::string& key : link_setting_keys(SettingScope::kFabric)) {
-    const std::string value = lab.fabric.link_setting(key);
-    if (value.empty()) continue;
+    const auto value = lab.fabric.link_settings.find(key);
+    if (value == lab.fabric.link_settings.end()) continue;
     const LinkSettingKind& setting = *find_link_setting(key);
     fabric.applied.push_back(setting.apply_to_fabric(
-        value, topology, network, setting.needs_backend() ? backend : nullptr));
+        value->second, topology, network, setting.needs_backend() ? backend : nullptr));
     if (!fabric.applied.back().record.is_null()) fabric.links[key] = fabric.applied.back().record;
   }
   for (const AppliedToFabric& a : fabric.applied)
     if (a.record.is_null()) console.print(a.line + "\n");
-  console.print(backend_line);
+  if (!backend_line.empty()) console.print(backend_line);
   for (const AppliedToFabric& a : fabric.applied)
     if (!a.record.is_null()) console.print(a.line + "\n");
   return fabric;

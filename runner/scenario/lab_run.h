@@ -45,7 +45,7 @@ std::vector<const ScenarioDefinition*> select_scenarios(const LabDefinition& lab
 // (FabricDefinition::link_settings; host mode has none) need: null when
 // nothing impairs anything.
 std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefinition*>& scenarios,
-                                            const std::map<std::string, std::string>& fabric_settings,
+                                            const std::map<std::string, SettingValue>& fabric_settings,
                                             netem::BackendKind kind, std::string* why);
 
 }  // namespace fabriclab::runner

@@ -167,8 +167,8 @@ class ScenarioRun {
       for (int rank : a.ranks) links.push_back("r" + std::to_string(rank));
       out.push_back({{"links", links},
                      {"key", a.key},
-                     {"spec", a.key == impair_setting().key() ? a.value : ""},
-                     {"value", a.value}});
+                     {"spec", a.key == impair_setting().key() ? a.value.text() : ""},
+                     {"value", a.value.text()}});
     }
     return out;
   }
@@ -200,7 +200,7 @@ class ScenarioRun {
         for (const auto& [label, rank] : plan_.picks) {
           if (a.ranks == std::vector<int>{rank}) drawn = " (seed:" + label + ")";
         }
-        c_.console->print(fmt::format("   {} \"{}\" on {} link{}{}\n", a.key, a.value,
+        c_.console->print(fmt::format("   {} \"{}\" on {} link{}{}\n", a.key, a.value.text(),
                                       a.ranks.size(), a.ranks.size() == 1 ? "" : "s", drawn));
       }
     }

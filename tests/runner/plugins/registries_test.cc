@@ -110,7 +110,7 @@ TEST(LinkSettingRegistry, EachKindDeclaresItsScope) {
 // One policy per kind for host mode: run, skip or refuse, saying why.
 TEST(LinkSettingRegistry, EachKindSaysWhatHostModeDoesWithIt) {
   const auto policy = [](const char* key, SettingScope scope) {
-    return find_link_setting(key)->in_host_mode(scope, "V");
+    return find_link_setting(key)->in_host_mode(scope, SettingValue("V", nullptr));  // words alone
   };
   EXPECT_EQ(policy("impair", SettingScope::kScenario).action, HostModeAction::kRun);
   const HostModePolicy sysctl = policy("sysctl", SettingScope::kScenario);
