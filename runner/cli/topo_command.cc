@@ -19,6 +19,7 @@
 #include "runner/lab/scenario_paths.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
+#include "runner/link/link_setting.h"
 #include "runner/process/iperf_client.h"
 #include "runner/topology/fabric_paths.h"
 #include "runner/topology/fabric_view.h"
@@ -127,12 +128,13 @@ void add_topo_command(CLI::App& app) {
     const runner::LabDefinition lab = runner::load_lab(runner::find_lab_file(labs, o->lab));
     const runner::FabricGraph graph = runner::draw_fabric(lab.fabric.kind, lab.ranks);
     std::cout << fmt::format("Lab {}: {}\n", lab.id, lab.title) << runner::format_fabric(graph);
-    if (!lab.fabric.host_links.empty())
-      std::cout << fmt::format("host links (every host's link, both ways): {}\n",
-                               lab.fabric.host_links);
-    if (!lab.fabric.uplinks.empty())
-      std::cout << fmt::format("uplinks (every link between two routers, both ways): {}\n",
-                               lab.fabric.uplinks);
+    for (const std::string& key : runner::link_setting_keys(runner::SettingScope::kFabric)) {
+      const auto value = lab.fabric.link_settings.find(key);
+      const std::string shown = value == lab.fabric.link_settings.end()
+                                    ? ""
+                                    : runner::find_link_setting(key)->describe_on_fabric(value->second);
+      if (!shown.empty()) std::cout << shown << "\n";
+    }
     std::cout << format_placements(lab);
     if (o->check) {
       const int code = check_with_traceroute(lab, graph);

@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "common/input_error.h"
+#include "runner/link/link_setting.h"
 
 namespace fabriclab::runner::host {
 namespace {
@@ -20,29 +21,37 @@ std::string ways_to_place(int ranks) {
   return ways;
 }
 
-// What a scenario needs that host mode cannot give; "" = nothing.
+// What a scenario needs that host mode cannot give; "" = nothing. Its
+// settings say for themselves (LinkSettingKind::in_host_mode).
 std::string unhostable_need(const ScenarioDefinition& s) {
-  for (const auto& [key, value] : s.every_link_setting())
-    if (key == "queue")
-      return "a queue at the switch port the ranks share (queue = \"" + value + "\")";
+  for (const auto& [key, value] : s.every_link_setting()) {
+    const HostModePolicy policy =
+        find_link_setting(key)->in_host_mode(SettingScope::kScenario, value);
+    if (policy.action == HostModeAction::kRefuse) return policy.reason;
+  }
   if (!s.neighbours.empty())
     return "neighbour flows between ranks of the lab's switch (neighbours)";
   return "";
 }
 
+// A fabric of routers, or a fabric setting whose kind refuses host mode
+// (LinkSettingKind::in_host_mode: the hosts' links, the routers' uplinks).
 void check_fabric(const LabDefinition& lab) {
-  if (lab.fabric.kind == "leaf_spine" || !lab.fabric.uplinks.empty())
+  std::string refused, first_reason;
+  for (const auto& [key, value] : lab.fabric.link_settings) {
+    const HostModePolicy policy = find_link_setting(key)->in_host_mode(SettingScope::kFabric, value);
+    if (policy.action != HostModeAction::kRefuse) continue;
+    refused += fmt::format(", {} \"{}\"", key, value.text());
+    if (first_reason.empty()) first_reason = policy.reason;
+  }
+  if (lab.fabric.kind == "leaf_spine")
     throw InputError(fmt::format(
         "lab {} needs a {} fabric (top-of-rack and spine switches{}), which fabriclab builds from "
         "namespaces on one machine; host mode has only the machines' own network and cannot "
         "build or shape one. Run lab {} without --hosts",
-        lab.id, lab.fabric.kind,
-        lab.fabric.uplinks.empty() ? "" : ", uplinks \"" + lab.fabric.uplinks + "\"", lab.id));
-  if (!lab.fabric.host_links.empty())
-    throw InputError(fmt::format(
-        "lab {} shapes every rank's link to its switch (host_links = \"{}\"); host mode leaves "
-        "the machines' NICs as they are. Run lab {} without --hosts",
-        lab.id, lab.fabric.host_links, lab.id));
+        lab.id, lab.fabric.kind, refused, lab.id));
+  if (!first_reason.empty())
+    throw InputError(fmt::format("lab {} {}. Run lab {} without --hosts", lab.id, first_reason, lab.id));
 }
 
 void check_scenarios(const LabDefinition& lab,

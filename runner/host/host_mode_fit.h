@@ -7,11 +7,14 @@
 //   - a fabric built of namespaces (`leaf_spine`: ToRs, spines and their
 //     `uplinks`), or `host_links` shaping every rank's NIC: the machines'
 //     own network has neither to shape;
-//   - scenarios that model the switch the ranks share (`queue`) or run
-//     neighbour flows between ranks (`neighbours`): that switch exists only
-//     in namespace mode. The lab's other scenarios can still run (--scenario).
-// Scenarios that set a sysctl or place ranks (`placement`) are not refused
-// here: host mode skips them, saying why (host_run.cc).
+//   - scenarios with a setting whose kind refuses host mode
+//     (LinkSettingKind::in_host_mode: a queue at the switch the ranks share),
+//     or that run neighbour flows between ranks (`neighbours`): that switch
+//     exists only in namespace mode. The lab's other scenarios can still run
+//     (--scenario).
+// Scenarios with a setting host mode skips (a sysctl: the hosts' own are
+// never changed) or that place ranks (`placement`) are not refused here:
+// host mode skips them, saying why (host_run.cc).
 //
 // Pure function; thread-safe.
 #pragma once

@@ -25,6 +25,7 @@
 #include "runner/lab/lab_definition.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
+#include "runner/link/link_setting.h"
 #include "runner/process/stop_signals.h"
 #include "runner/scenario/run_recording.h"
 #include "runner/scenario/scenario_runner.h"
@@ -61,18 +62,27 @@ HostPlacement place(const HostRunOptions& options, const LabDefinition& lab,
   return p;
 }
 
-// A scenario about a kernel setting would change the hosts' own: every host
-// skips it alike (they all read the same lab), and says why.
-// A scenario that places ranks on the lab network's hosts (`placement`)
-// needs those hosts; in host mode each machine is one, with its own ranks.
-ScenarioOutcome skipped_in_host_mode(const ScenarioDefinition& s) {
+// Why host mode skips scenario `s`, "" = it runs. Every host skips it alike
+// (they all read the same lab), and says why. A scenario that places ranks
+// on the lab network's hosts (`placement`) needs those hosts; in host mode
+// each machine is one, with its own ranks. A setting host mode leaves out
+// (LinkSettingKind::in_host_mode) says so itself.
+std::string why_skipped_in_host_mode(const ScenarioDefinition& s) {
+  if (!s.placement.empty())
+    return "it places its ranks on the lab network's hosts; in host mode the machines are the "
+           "hosts (--ranks-per-host)";
+  for (const auto& [key, value] : s.every_link_setting()) {
+    const HostModePolicy policy =
+        find_link_setting(key)->in_host_mode(SettingScope::kScenario, value);
+    if (policy.action == HostModeAction::kSkip) return policy.reason;
+  }
+  return "";
+}
+
+ScenarioOutcome skipped_in_host_mode(const std::string& why) {
   ScenarioOutcome outcome;
   outcome.status = rundir::ScenarioStatus::kSkipped;
-  outcome.message = !s.placement.empty()
-                        ? "it places its ranks on the lab network's hosts; in host mode the "
-                          "machines are the hosts (--ranks-per-host)"
-                        : "it sets sysctl " + s.link_settings.at("sysctl") +
-                              "; host mode leaves the hosts' own settings alone";
+  outcome.message = why;
   outcome.started_unix_s = outcome.ended_unix_s =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   return outcome;
@@ -137,7 +147,8 @@ class HostLabRun {
     Console& console = recording.console();
     console.print(describe_placement());
     std::string backend_why;
-    auto backend = backend_for(scenarios_, /*uplinks=*/"", options_.lab.backend, &backend_why);
+    // No fabric settings: host mode refuses those it cannot give (host_mode_fit.h).
+    auto backend = backend_for(scenarios_, {}, options_.lab.backend, &backend_why);
     if (backend)
       console.print(fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why));
     std::optional<ImpairmentGuardian> guardian;
@@ -145,10 +156,9 @@ class HostLabRun {
       guardian.emplace(options_.iface);
     // This host's own settings for --iface, read only: a lab on real hosts
     // runs with what the machines have. Only the lead's reach run.json.
-    if (!lab_.fabric.sysctl.empty()) {
-      console.print("host mode leaves this host's sysctls alone; the lab runs its namespaces with\n"
-                    "  " + lab_.fabric.sysctl + "\n"
-                    "  set them yourself on every host to match it (sysctl -w, README 'Host mode')\n");
+    for (const auto& [key, value] : lab_.fabric.link_settings) {
+      const HostModePolicy policy = find_link_setting(key)->in_host_mode(SettingScope::kFabric, value);
+      if (policy.action == HostModeAction::kSkip) console.print(policy.reason + "\n");
     }
     NetworkSettings settings = read_network_settings(-1, options_.iface);
     settings.host = placement_.self();
@@ -198,9 +208,9 @@ class HostLabRun {
                               [this] { return watch_->problem(); }};
       // The lead's seed, the same on every host: `seed:` links pick alike.
       if (run["seed"].is_number_unsigned()) context.seed = run["seed"].get<uint64_t>();
+      const std::string skip = why_skipped_in_host_mode(s);
       ScenarioOutcome outcome =
-          s.link_settings.count("sysctl") || !s.placement.empty() ? skipped_in_host_mode(s)
-                                                                  : run_scenario(context, s);
+          skip.empty() ? run_scenario(context, s) : skipped_in_host_mode(skip);
       // Our impairment is gone: from here on silence means a lost host again
       // (the others' impairments end at about the same time as ours).
       if (!s.every_link_setting().empty()) watch_->set_silent_limit(kPeerSilentLimit);

@@ -7,17 +7,17 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <set>
 
 #include "common/build_paths.h"
 #include "common/input_error.h"
-#include "netem/impairment.h"
-#include "netem/spec_parse.h"
 #include "runner/lab/exercise_reader.h"
 #include "runner/lab/link_plan.h"
 #include "runner/lab/sweep.h"
 #include "runner/lab/toml_file.h"
+#include "runner/link/impair_setting.h"
 #include "runner/link/link_setting.h"
 #include "runner/report/chart_kind.h"
 #include "runner/report/table_kind.h"
@@ -228,16 +228,51 @@ std::vector<int> resolve_links(const LabReader& r, const toml::node* node,
   return resolve_link_words(fixed, 0, ranks);
 }
 
-// One key of per-link settings (link_setting.h) in `t`, checked; "" = absent.
-std::string link_setting_value(const LabReader& r, const toml::table& t, const std::string& key) {
-  const std::string value = r.string_at(t, key, false);
-  if (value.empty()) return value;
+// One key of per-link settings (link_setting.h) in `t`, parsed by its kind,
+// once; null when absent.
+std::optional<SettingValue> link_setting_value(const LabReader& r, const toml::table& t,
+                                               const std::string& key) {
+  const std::string text = r.string_at(t, key, false);
+  if (text.empty()) return std::nullopt;
   try {
-    find_link_setting(key)->validate(value);
+    return find_link_setting(key)->parse(text);
   } catch (const std::invalid_argument& e) {
     r.fail(t.get(key), key, e.what());
   }
-  return value;
+}
+
+// The fabric-scope settings of [topology], each checked, and checked
+// against the fabric it is for.
+std::map<std::string, SettingValue> read_fabric_settings(const LabReader& r,
+                                                         const toml::table& topology,
+                                                         const FabricGraph& graph) {
+  std::map<std::string, SettingValue> settings;
+  for (const std::string& key : link_setting_keys(SettingScope::kFabric)) {
+    const std::string text = r.string_at(topology, key, false);
+    if (text.empty()) continue;
+    try {
+      const LinkSettingKind& kind = *find_link_setting(key);
+      // The fabric first: a setting on links it does not have is wrong whatever its words.
+      kind.check_fabric(graph);
+      settings[key] = kind.parse(text);
+    } catch (const std::invalid_argument& e) {
+      r.fail(topology.get(key), key, e.what());
+    }
+  }
+  return settings;
+}
+
+// A scenario's settings must go with the fabric's (a rate on the hosts'
+// links and a scenario's impairment would meet on one device).
+void check_against_fabric(const LabReader& r, const toml::table& t, const ScenarioDefinition& s,
+                          const FabricDefinition& fabric) {
+  for (const auto& [key, value] : s.every_link_setting()) {
+    for (const auto& [fabric_key, fabric_value] : fabric.link_settings) {
+      const std::string conflict =
+          find_link_setting(fabric_key)->conflict_with(*find_link_setting(key));
+      if (!conflict.empty()) r.fail(t.get(key) ? t.get(key) : t.get("override"), key, conflict);
+    }
+  }
 }
 
 // `[[scenario.override]]` tables: `links` and at least one per-link setting.
@@ -249,19 +284,19 @@ std::vector<LinkOverride> read_overrides(const LabReader& r, const toml::table& 
   if (!array || array->empty() || !array->is_array_of_tables())
     r.fail(node, "override", "expected [[scenario.override]] tables");
   std::set<std::string> known = {"links"};
-  for (const std::string& key : link_setting_keys()) known.insert(key);
+  for (const std::string& key : link_setting_keys(SettingScope::kScenario)) known.insert(key);
   for (const auto& item : *array) {
     const toml::table& o = *item.as_table();
     r.reject_unknown(o, known, "[[scenario.override]]");
     LinkOverride override;
     if (!o.get("links")) r.fail(&o, "links", "missing: an override names the links it sets");
     resolve_links(r, o.get("links"), override.links, ranks);
-    for (const std::string& key : link_setting_keys()) {
-      const std::string value = link_setting_value(r, o, key);
-      if (!value.empty()) override.link_settings[key] = value;
+    for (const std::string& key : link_setting_keys(SettingScope::kScenario)) {
+      if (auto value = link_setting_value(r, o, key)) override.link_settings[key] = *value;
     }
     if (override.link_settings.empty())
-      r.fail(&o, "override", "sets nothing: give a per-link setting (" + join(link_setting_keys()) + ")");
+      r.fail(&o, "override", "sets nothing: give a per-link setting (" +
+                                 join(link_setting_keys(SettingScope::kScenario)) + ")");
     out.push_back(std::move(override));
   }
   return out;
@@ -346,16 +381,15 @@ std::vector<int> read_placement(const LabReader& r, const toml::table& t, int ho
 ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int ranks,
                                  const toml::table* quick) {
   std::set<std::string> known = kScenarioKeys;
-  for (const std::string& key : link_setting_keys()) known.insert(key);
+  for (const std::string& key : link_setting_keys(SettingScope::kScenario)) known.insert(key);
   r.reject_unknown(t, known, "[[scenario]]");
   ScenarioDefinition s;
   s.name = r.string_at(t, "name", true);
   static const std::regex kName("[a-z0-9_-]+");
   if (!std::regex_match(s.name, kName)) r.fail(t.get("name"), "name", "expected [a-z0-9_-]+");
   s.condition = r.string_at(t, "condition", false, s.name);
-  for (const std::string& key : link_setting_keys()) {
-    const std::string value = link_setting_value(r, t, key);
-    if (!value.empty()) s.link_settings[key] = value;
+  for (const std::string& key : link_setting_keys(SettingScope::kScenario)) {
+    if (auto value = link_setting_value(r, t, key)) s.link_settings[key] = *value;
   }
   // A scenario may run its job on the first N ranks of the lab network, or
   // place its ranks on hosts by name (links then name hosts: every one may carry traffic).
@@ -480,19 +514,12 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   }
 
   if (const toml::table* topology = root["topology"].as_table()) {
-    r.reject_unknown(*topology, {"ranks", "kind", "segmentation_offload", "sysctl", "uplinks", "host_links"},
-                     "[topology]");
+    std::set<std::string> known = {"ranks", "kind", "segmentation_offload"};
+    for (const std::string& key : link_setting_keys(SettingScope::kFabric)) known.insert(key);
+    r.reject_unknown(*topology, known, "[topology]");
     if (const toml::node* offload = topology->get("segmentation_offload")) {
       if (!offload->is_boolean()) r.fail(offload, "segmentation_offload", "expected true or false");
       lab.fabric.segmentation_offload = offload->as_boolean()->get();
-    }
-    lab.fabric.sysctl = r.string_at(*topology, "sysctl", false);
-    if (!lab.fabric.sysctl.empty()) {
-      try {
-        find_link_setting("sysctl")->validate(lab.fabric.sysctl);
-      } catch (const std::invalid_argument& e) {
-        r.fail(topology->get("sysctl"), "sysctl", e.what());
-      }
     }
     lab.fabric.ranks = static_cast<int>(r.integer_at(*topology, "ranks", 2, 1, kMaxRanks));
     lab.fabric.kind = r.string_at(*topology, "kind", false, lab.fabric.kind);
@@ -503,31 +530,7 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
       r.fail(topology->get("kind") ? topology->get("kind") : topology->get("ranks"), "kind",
              e.what());
     }
-    lab.fabric.uplinks = r.string_at(*topology, "uplinks", false);
-    if (!lab.fabric.uplinks.empty()) {
-      bool has_uplinks = false;
-      for (const FabricLink& link : graph.links)
-        for (const FabricNode& node : graph.switches) has_uplinks = has_uplinks || node.name == link.a;
-      if (!has_uplinks)
-        r.fail(topology->get("uplinks"), "uplinks",
-               "kind \"" + graph.kind + "\" has no links between routers (leaf_spine has)");
-      try {
-        find_link_setting("impair")->validate(lab.fabric.uplinks);
-      } catch (const std::invalid_argument& e) {
-        r.fail(topology->get("uplinks"), "uplinks", e.what());
-      }
-    }
-    lab.fabric.host_links = r.string_at(*topology, "host_links", false);
-    if (!lab.fabric.host_links.empty()) {
-      if (graph.links.empty()) r.fail(topology->get("host_links"), "host_links", "this fabric has no links");
-      try {
-        find_link_setting("impair")->validate(lab.fabric.host_links);
-        if (!netem::shapes_without_sch_netem(netem::parse_spec(lab.fabric.host_links)))
-          throw std::invalid_argument("expected a rate alone, like \"rate 1gbit\" (the hosts' NIC speed)");
-      } catch (const std::invalid_argument& e) {
-        r.fail(topology->get("host_links"), "host_links", e.what());
-      }
-    }
+    lab.fabric.link_settings = read_fabric_settings(r, *topology, graph);
   }
   lab.ranks = lab.fabric.ranks;
   lab.workload = read_workload(r, root);
@@ -605,14 +608,7 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
       const std::string key = s.every_link_setting().front().first;
       r.fail(t->get(key) ? t->get(key) : t->get("override"), key, "a 1-rank lab has no link to set");
     }
-    if (!lab.fabric.host_links.empty()) {
-      for (const auto& [key, value] : s.every_link_setting()) {
-        if (key != "impair") continue;
-        r.fail(t->get(key) ? t->get(key) : t->get("override"), key,
-               "[topology] host_links already shapes every host's link; a scenario's impair "
-               "would meet it on the same device");
-      }
-    }
+    check_against_fabric(r, *t, s, lab.fabric);
     lab.scenarios.push_back(std::move(s));
   }
   resolve_baselines(r, tables, lab);
@@ -621,12 +617,17 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
 }
 
 std::string ScenarioDefinition::impair() const {
-  const auto it = link_settings.find("impair");
-  return it == link_settings.end() ? "" : it->second;
+  const auto it = link_settings.find(impair_setting().key());
+  return it == link_settings.end() ? "" : it->second.text();
 }
 
-std::vector<std::pair<std::string, std::string>> ScenarioDefinition::every_link_setting() const {
-  std::vector<std::pair<std::string, std::string>> out(link_settings.begin(), link_settings.end());
+std::string FabricDefinition::link_setting(const std::string& key) const {
+  const auto it = link_settings.find(key);
+  return it == link_settings.end() ? "" : it->second.text();
+}
+
+std::vector<std::pair<std::string, SettingValue>> ScenarioDefinition::every_link_setting() const {
+  std::vector<std::pair<std::string, SettingValue>> out(link_settings.begin(), link_settings.end());
   for (const LinkOverride& o : overrides)
     for (const auto& setting : o.link_settings) out.push_back(setting);
   return out;

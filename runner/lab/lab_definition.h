@@ -16,6 +16,7 @@
 
 #include "runner/lab/exercise.h"
 #include "runner/lab/neighbour_flow_spec.h"
+#include "runner/link/setting_value.h"
 #include "runner/workload/workload.h"
 
 namespace fabriclab::runner {
@@ -25,15 +26,15 @@ namespace fabriclab::runner {
 // (link_plan.h resolves them with the run's seed).
 struct LinkOverride {
   std::vector<std::string> links;                     // as written: "r1", "seed:slow_rank"
-  std::map<std::string, std::string> link_settings;   // {"impair": "rate 100mbit"}
+  std::map<std::string, SettingValue> link_settings;  // {"impair": "rate 100mbit", parsed}
 };
 
 struct ScenarioDefinition {
   std::string name;                      // [a-z0-9_-]+
   std::string condition;                 // human words for the table
-  // Per-link settings by their lab.toml key (runner/scenario/link_setting.h),
-  // applied to `links` for the scenario: {"impair": "delay 100ms"}.
-  std::map<std::string, std::string> link_settings;
+  // Per-link settings by their lab.toml key (runner/link/link_setting.h),
+  // parsed at load, applied to `links` for the scenario: {"impair": "delay 100ms"}.
+  std::map<std::string, SettingValue> link_settings;
   // The job runs on ranks 0 .. ranks-1 of the lab network (`ranks = N`,
   // default: all of them); the other ranks' hosts stay idle.
   int ranks = 0;
@@ -72,7 +73,7 @@ struct ScenarioDefinition {
   // The `impair` setting's tc-netem words, "" = none.
   std::string impair() const;
   // Every (key, value) it sets on some link, its own and its overrides'.
-  std::vector<std::pair<std::string, std::string>> every_link_setting() const;
+  std::vector<std::pair<std::string, SettingValue>> every_link_setting() const;
 };
 
 // The lab network's shape (runner/topology/fabric.h): a fabric kind by name,
@@ -82,19 +83,15 @@ struct FabricDefinition {
   int ranks = 2;              // 1 .. 64
   // False: MTU-sized frames on the lab links (topology.h says why).
   bool segmentation_offload = true;
-  // Kernel settings of every rank's namespace for the whole lab, in the
-  // `sysctl` setting's words ("net.ipv4.tcp_congestion_control=reno ...");
-  // "" = the kernel's defaults. A scenario's own `sysctl` overrides them.
-  std::string sysctl;
-  // tc-netem words for every link between two routers (leaf_spine's
-  // ToR-spine uplinks), both directions, for the whole lab: the fabric's
-  // own per-hop latency and uplink rate ("delay 1ms rate 300mbit"); "" = none.
-  std::string uplinks;
-  // A rate alone for every host's link to its switch (or peer), both
-  // directions, for the whole lab: the hosts' NIC speed ("rate 1gbit"),
-  // shaped by the kernel's tbf; "" = the veth's own speed. A lab with it
-  // impairs no link in a scenario (`impair`): the two would meet on one device.
-  std::string host_links;
+  // Settings of fabric scope (runner/link/link_setting.h) by their
+  // [topology] key, for the whole lab: the ranks' namespaces' kernel
+  // settings (a scenario's own `sysctl` overrides them), every host's link
+  // (the hosts' NIC speed), every link between two routers; absent = the
+  // kernel's defaults, the veths' own speed.
+  std::map<std::string, SettingValue> link_settings;  // parsed at load
+
+  // The words of the setting under `key`, "" = not set.
+  std::string link_setting(const std::string& key) const;
 };
 
 struct LabDefinition {

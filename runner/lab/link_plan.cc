@@ -47,9 +47,9 @@ std::vector<int> resolve_link_words(const std::vector<std::string>& words, uint6
 LinkPlan plan_links(const ScenarioDefinition& s, uint64_t seed, int ranks) {
   LinkPlan plan;
   // Per rank's link, key -> value; later layers overwrite.
-  std::vector<std::map<std::string, std::string>> per_link(static_cast<size_t>(ranks));
+  std::vector<std::map<std::string, SettingValue>> per_link(static_cast<size_t>(ranks));
   const auto layer = [&](const std::vector<int>& link_ranks,
-                         const std::map<std::string, std::string>& settings) {
+                         const std::map<std::string, SettingValue>& settings) {
     for (int rank : link_ranks) {
       if (rank < 0 || rank >= ranks) continue;
       for (const auto& [key, value] : settings) per_link[static_cast<size_t>(rank)][key] = value;

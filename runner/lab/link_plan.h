@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/link/setting_value.h"
+
 namespace fabriclab::runner {
 
 struct ScenarioDefinition;
@@ -42,8 +44,8 @@ std::vector<int> resolve_link_words(const std::vector<std::string>& words, uint6
 
 // One setting on some links.
 struct LinkAssignment {
-  std::string key;    // "impair", "sysctl" (runner/link/link_setting.h)
-  std::string value;  // as lab.toml wrote it
+  std::string key;     // "impair", "sysctl" (runner/link/link_setting.h)
+  SettingValue value;  // as load_lab() parsed it
   std::vector<int> ranks;
 };
 

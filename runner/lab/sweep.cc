@@ -59,7 +59,7 @@ class SweepReader {
   std::vector<std::pair<std::string, std::string>> templates() const {
     std::vector<std::pair<std::string, std::string>> out;
     bool swept = false;
-    for (const std::string& key : link_setting_keys()) {
+    for (const std::string& key : link_setting_keys(SettingScope::kScenario)) {
       if (!t_.get(key)) continue;
       const auto text = t_[key].value<std::string>();
       if (!text) fail(key, "expected a string");
@@ -68,7 +68,7 @@ class SweepReader {
     }
     if (out.empty()) {
       std::string keys;
-      for (const std::string& k : link_setting_keys()) keys += (keys.empty() ? "" : ", ") + k;
+      for (const std::string& k : link_setting_keys(SettingScope::kScenario)) keys += (keys.empty() ? "" : ", ") + k;
       fail("name", "sets nothing: give a per-link setting with {} for the value (" + keys + ")");
     }
     if (!swept)
@@ -160,10 +160,10 @@ std::vector<SweepPoint> expand_sweeps(const std::string& path, const toml::table
     const toml::table& t = *item.as_table();
     for (const auto& [key, value] : t) {
       const std::string k(key.str());
-      if (!kSweepKeys.count(k) && !find_link_setting(k)) {
+      if (!kSweepKeys.count(k) && !find_link_setting(k, SettingScope::kScenario)) {
         std::string known;
         for (const auto& s : kSweepKeys) known += s + ", ";
-        for (const auto& s : link_setting_keys()) known += s + " ";
+        for (const auto& s : link_setting_keys(SettingScope::kScenario)) known += s + " ";
         throw input_error_at(path, static_cast<long>(key.source().begin.line),
                              "unknown key '" + k + "' in [[sweep]] (known: " + known + ")");
       }

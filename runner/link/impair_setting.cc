@@ -22,22 +22,22 @@ class AppliedImpairment : public AppliedLinkSetting {
 class ImpairSetting : public LinkSettingKind {
  public:
   const char* key() const override { return "impair"; }
+  bool allowed_in(SettingScope scope) const override { return scope == SettingScope::kScenario; }
+  // On the machines' lab interface (host_network.h), as on a veth.
+  HostModePolicy in_host_mode(SettingScope, const SettingValue&) const override { return {}; }
 
-  void validate(const std::string& value) const override {
-    try {
-      netem::parse_spec(value);
-    } catch (const InputError& e) {
-      throw std::invalid_argument(std::string("not a valid netem spec: ") + e.what());
-    }
-  }
+  SettingValue parse(const std::string& text) const override { return parse_impairment(text); }
 
   bool needs_backend() const override { return true; }
+  bool shapes_without_sch_netem(const SettingValue& value) const override {
+    return netem::shapes_without_sch_netem(value.parsed<netem::Spec>());
+  }
 
-  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const std::string& value,
+  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue& value,
                                                          const std::vector<int>& link_ranks,
                                                          const LabNetwork& network,
                                                          netem::Backend* backend) const override {
-    const netem::Spec spec = netem::parse_spec(value);
+    const netem::Spec& spec = value.parsed<netem::Spec>();
     std::vector<std::unique_ptr<AppliedLinkSetting>> applied;
     for (const netem::Target& target :
          network.impairment_targets(link_ranks, backend->link_direction())) {
@@ -48,6 +48,14 @@ class ImpairSetting : public LinkSettingKind {
 };
 
 }  // namespace
+
+SettingValue parse_impairment(const std::string& text) {
+  try {
+    return SettingValue(text, std::make_shared<const netem::Spec>(netem::parse_spec(text)));
+  } catch (const InputError& e) {
+    throw std::invalid_argument(std::string("not a valid netem spec: ") + e.what());
+  }
+}
 
 const LinkSettingKind& impair_setting() {
   static const ImpairSetting instance;

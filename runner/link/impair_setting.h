@@ -10,4 +10,8 @@ namespace fabriclab::runner {
 
 const LinkSettingKind& impair_setting();
 
+// tc-netem words parsed as `impair` parses them (a netem::Spec), for the
+// fabric-scope kinds that take the same words (host_links, uplinks).
+SettingValue parse_impairment(const std::string& text);
+
 }  // namespace fabriclab::runner

@@ -64,10 +64,16 @@ class AppliedQueue : public AppliedLinkSetting {
 class QueueSetting : public LinkSettingKind {
  public:
   const char* key() const override { return "queue"; }
+  bool allowed_in(SettingScope scope) const override { return scope == SettingScope::kScenario; }
+  // The switch the ranks share exists only in namespace mode.
+  HostModePolicy in_host_mode(SettingScope, const SettingValue& value) const override {
+    return {HostModeAction::kRefuse,
+            "a queue at the switch port the ranks share (queue = \"" + value.text() + "\")"};
+  }
 
-  void validate(const std::string& value) const override {
+  SettingValue parse(const std::string& text) const override {
     try {
-      netem::parse_port_spec(value);
+      return SettingValue(text, std::make_shared<const netem::PortSpec>(netem::parse_port_spec(text)));
     } catch (const InputError& e) {
       throw std::invalid_argument(std::string("not a valid queue: ") + e.what());
     }
@@ -75,7 +81,7 @@ class QueueSetting : public LinkSettingKind {
 
   bool needs_backend() const override { return false; }
 
-  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const std::string& value,
+  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue& value,
                                                          const std::vector<int>& link_ranks,
                                                          const LabNetwork& network,
                                                          netem::Backend*) const override {
@@ -84,7 +90,7 @@ class QueueSetting : public LinkSettingKind {
       throw std::runtime_error(
           "queue: this lab network has no switch of this runner's to queue at (a queue models "
           "a switch port: [topology] kind = \"switch\", in namespaces)");
-    const netem::PortSpec spec = netem::parse_port_spec(value);
+    const netem::PortSpec& spec = value.parsed<netem::PortSpec>();
     std::vector<netem::SwitchPortSetting> ports;
     std::string toward;
     std::vector<std::string> policies;
@@ -94,7 +100,7 @@ class QueueSetting : public LinkSettingKind {
       toward += (toward.empty() ? "r" : ", r") + std::to_string(rank);
     }
     auto worker = netem::make_userspace_switch(place->netns_fd, ports, place->rank_addresses,
-                                               std::hash<std::string>()(value));
+                                               std::hash<std::string>()(value.text()));
     const std::string description = fmt::format("{} in {}, port toward {}: {}", worker->describe(),
                                                 place->netns, toward, netem::print_port_spec(spec));
     std::vector<std::unique_ptr<AppliedLinkSetting>> applied;

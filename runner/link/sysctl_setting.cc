@@ -21,7 +21,7 @@ struct Assignment {
   std::string value;  // 1
 };
 
-std::vector<Assignment> parse(const std::string& text) {
+std::vector<Assignment> parse_assignments(const std::string& text) {
   static const std::regex kWord(R"(net\.(ipv4|ipv6|core)\.[a-z0-9_.]+=[0-9a-z_ ]*[0-9a-z_])");
   std::vector<Assignment> out;
   std::istringstream in(text);
@@ -96,24 +96,39 @@ class AppliedSysctl : public AppliedLinkSetting {
 class SysctlSetting : public LinkSettingKind {
  public:
   const char* key() const override { return "sysctl"; }
+  // In a [[scenario]] for its links; in [topology] for every rank's namespace.
+  bool allowed_in(SettingScope) const override { return true; }
+  // Host mode never changes a host's own sysctls: a scenario about one would
+  // measure nothing of it, and the lab's own are the user's to set.
+  HostModePolicy in_host_mode(SettingScope scope, const SettingValue& value) const override {
+    if (scope == SettingScope::kScenario)
+      return {HostModeAction::kSkip,
+              "it sets sysctl " + value.text() + "; host mode leaves the hosts' own settings alone"};
+    return {HostModeAction::kSkip,
+            "host mode leaves this host's sysctls alone; the lab runs its namespaces with\n"
+            "  " + value.text() + "\n"
+            "  set them yourself on every host to match it (sysctl -w, README 'Host mode')"};
+  }
   // The key must exist here too: /proc/sys/net shows this process's
   // namespace, whose keys a new namespace has as well, so a typo fails at
   // load instead of after the lab network is built.
-  void validate(const std::string& value) const override {
-    for (const Assignment& a : parse(value)) {
+  SettingValue parse(const std::string& text) const override {
+    auto assignments = std::make_shared<const std::vector<Assignment>>(parse_assignments(text));
+    for (const Assignment& a : *assignments) {
       struct stat st {};
       if (::stat(proc_path(a.key).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
         throw std::invalid_argument("'" + a.key + "': this kernel has no such sysctl (no " +
                                     proc_path(a.key) + ")");
     }
+    return SettingValue(text, std::move(assignments));
   }
   bool needs_backend() const override { return false; }
 
-  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const std::string& value,
+  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue& value,
                                                          const std::vector<int>& link_ranks,
                                                          const LabNetwork& network,
                                                          netem::Backend*) const override {
-    const std::vector<Assignment> assignments = parse(value);
+    const auto& assignments = value.parsed<std::vector<Assignment>>();
     std::vector<std::unique_ptr<AppliedLinkSetting>> applied;
     for (const LocalRank& rank : network.local_ranks()) {
       if (std::find(link_ranks.begin(), link_ranks.end(), rank.rank) == link_ranks.end()) continue;

@@ -3,13 +3,11 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
-#include <numeric>
 #include <random>
 
 #include "common/fault_point.h"
 #include "common/input_error.h"
 #include "netem/backend_probe.h"
-#include "netem/spec_parse.h"
 #include "runner/cleanup/stale_runs.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/ledger/ledger.h"
@@ -18,7 +16,6 @@
 #include "runner/process/stop_signals.h"
 #include "runner/scenario/run_recording.h"
 #include "runner/scenario/scenario_runner.h"
-#include "runner/scenario/fabric_links.h"
 #include "runner/topology/lab_network.h"
 #include "runner/topology/network_settings.h"
 #include "runner/topology/topology.h"
@@ -52,17 +49,19 @@ std::vector<const ScenarioDefinition*> select_scenarios(const LabDefinition& lab
 }
 
 std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefinition*>& scenarios,
-                                            const std::string& uplinks, netem::BackendKind kind,
-                                            std::string* why) {
-  bool needed = !uplinks.empty();
-  // every impairment a rate alone: the kernel's tbf shapes it
-  bool only_rates = uplinks.empty() || netem::shapes_without_sch_netem(netem::parse_spec(uplinks));
-  for (const auto* s : scenarios) {
-    for (const auto& [key, value] : s->every_link_setting()) {
-      if (!find_link_setting(key)->needs_backend()) continue;
-      needed = true;
-      only_rates = only_rates && key == "impair" && netem::shapes_without_sch_netem(netem::parse_spec(value));
-    }
+                                            const std::map<std::string, SettingValue>& fabric_settings,
+                                            netem::BackendKind kind, std::string* why) {
+  std::vector<std::pair<std::string, SettingValue>> settings(fabric_settings.begin(),
+                                                             fabric_settings.end());
+  for (const auto* s : scenarios)
+    for (const auto& setting : s->every_link_setting()) settings.push_back(setting);
+  bool needed = false;
+  bool only_rates = true;  // every impairment a rate alone: the kernel's tbf shapes it
+  for (const auto& [key, value] : settings) {
+    const LinkSettingKind& setting = *find_link_setting(key);  // load_lab() checked the key
+    if (!setting.needs_backend()) continue;
+    needed = true;
+    only_rates = only_rates && setting.shapes_without_sch_netem(value);
   }
   if (!needed) return nullptr;
   // Without sch_netem, auto means the userspace backend, which holds one
@@ -83,19 +82,34 @@ std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefi
 
 namespace {
 
-// [topology] sysctl: the lab network's own kernel settings, set in every
-// rank's namespace before anything reads them back; they go with the
-// namespaces (the handles only matter if a later step throws).
-std::vector<std::unique_ptr<AppliedLinkSetting>> apply_lab_sysctls(const LabDefinition& lab,
-                                                                  const LabNetwork& network,
-                                                                  Console& console) {
-  if (lab.fabric.sysctl.empty()) return {};
-  std::vector<int> every_rank(static_cast<size_t>(lab.ranks));
-  std::iota(every_rank.begin(), every_rank.end(), 0);
-  auto applied =
-      find_link_setting("sysctl")->apply(lab.fabric.sysctl, every_rank, network, nullptr);
-  console.print("lab network settings ([topology] sysctl): " + lab.fabric.sysctl + "\n");
-  return applied;
+// The lab's fabric-scope settings ([topology]: the ranks' namespaces'
+// kernel settings, the fabric's own links), in force for the whole lab, set
+// before anything reads the network back. The log names the run's backend
+// after the ranks' own settings and before the links it shapes; run.json's
+// `fabric_links` holds each shaped link's setting.
+struct FabricSettings {
+  std::vector<AppliedToFabric> applied;  // destroyed before the namespaces go
+  nlohmann::json links = nlohmann::json::object();
+};
+
+FabricSettings apply_fabric_settings(const LabDefinition& lab, const Topology& topology,
+                                     const LabNetwork& network, netem::Backend* backend,
+                                     const std::string& backend_line, Console& console) {
+  FabricSettings fabric;
+  for (const std::string& key : link_setting_keys(SettingScope::kFabric)) {
+    const auto value = lab.fabric.link_settings.find(key);
+    if (value == lab.fabric.link_settings.end()) continue;
+    const LinkSettingKind& setting = *find_link_setting(key);
+    fabric.applied.push_back(setting.apply_to_fabric(
+        value->second, topology, network, setting.needs_backend() ? backend : nullptr));
+    if (!fabric.applied.back().record.is_null()) fabric.links[key] = fabric.applied.back().record;
+  }
+  for (const AppliedToFabric& a : fabric.applied)
+    if (a.record.is_null()) console.print(a.line + "\n");
+  if (!backend_line.empty()) console.print(backend_line);
+  for (const AppliedToFabric& a : fabric.applied)
+    if (!a.record.is_null()) console.print(a.line + "\n");
+  return fabric;
 }
 
 // The lab network, its scenarios, and its removal (every owner below
@@ -111,34 +125,14 @@ int run_on_lab_network(const LabDefinition& lab,
   console.print(topology->describe() + "\n");
   fault_point("topology_built");
   const NamespaceNetwork network(*topology);
-  auto lab_settings = apply_lab_sysctls(lab, network, console);
 
   std::string backend_why;
   std::unique_ptr<netem::Backend> backend =
-      backend_for(scenarios, lab.fabric.uplinks, options.backend, &backend_why);
-  if (backend)
-    console.print(fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why));
-  // The fabric's own links ([topology] host_links, uplinks): for the whole lab.
-  std::unique_ptr<netem::Backend> shaper;  // the kernel's tbf, for host_links' rate
-  std::vector<std::unique_ptr<netem::Applied>> fabric_links;
-  nlohmann::json fabric_json = nlohmann::json::object();
-  const auto shape = [&](const char* key, const std::string& words, const std::vector<Link>& links,
-                         netem::Backend& with) {
-    auto applied = apply_on_links(words, links, with);
-    nlohmann::json where = nlohmann::json::array();
-    for (auto& a : applied) {
-      where.push_back(a->describe());
-      fabric_links.push_back(std::move(a));
-    }
-    fabric_json[key] = {{"spec", words}, {"applied", where}};
-    console.print(fmt::format("{} ([topology] {}, both ways): {} on {} devices\n", key, key, words,
-                              where.size()));
-  };
-  if (!lab.fabric.host_links.empty()) {
-    shaper = netem::make_backend(netem::BackendKind::kNetem, nullptr);
-    shape("host_links", lab.fabric.host_links, topology->links(), *shaper);
-  }
-  if (!lab.fabric.uplinks.empty()) shape("uplinks", lab.fabric.uplinks, topology->router_links(), *backend);
+      backend_for(scenarios, lab.fabric.link_settings, options.backend, &backend_why);
+  FabricSettings fabric = apply_fabric_settings(
+      lab, *topology, network, backend.get(),
+      backend ? fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why) : "",
+      console);
 
   // Read back, not assumed: what the ranks' kernels will actually do.
   const std::vector<NetworkSettings> settings = read_network_settings(*topology);
@@ -154,7 +148,7 @@ int run_on_lab_network(const LabDefinition& lab,
                                {"privileges", options.privileges},
                                {"backend", backend ? backend->name() : "none"},
                                {"backend_why", backend_why},
-                               {"fabric_links", fabric_json},
+                               {"fabric_links", fabric.links},
                                {"network",
                                 {{"backend", backend ? backend->name() : "none"},
                                  {"namespaces", network_settings_json(settings)}}}});
@@ -169,8 +163,7 @@ int run_on_lab_network(const LabDefinition& lab,
     context.seed = seed;
     if (!recording.end_scenario(*s, run_scenario(context, *s))) exit_code = 1;
   }
-  lab_settings.clear();  // restored while their namespaces still exist
-  fabric_links.clear();
+  fabric.applied.clear();  // restored while their namespaces still exist
   topology.reset();      // ranks are stopped; remove the lab network
   return exit_code;
 }

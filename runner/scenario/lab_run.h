@@ -11,6 +11,7 @@
 // `fabriclab cleanup` can.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,10 +41,11 @@ int run_lab(const LabRunOptions& options);
 // InputError for a name the lab does not have.
 std::vector<const ScenarioDefinition*> select_scenarios(const LabDefinition& lab,
                                                         const std::vector<std::string>& names);
-// The impairment backend the scenarios and the lab's `uplinks` ("" = none)
-// need: null when nothing impairs anything.
+// The impairment backend the scenarios and the lab's fabric-scope settings
+// (FabricDefinition::link_settings; host mode has none) need: null when
+// nothing impairs anything.
 std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefinition*>& scenarios,
-                                            const std::string& uplinks, netem::BackendKind kind,
-                                            std::string* why);
+                                            const std::map<std::string, SettingValue>& fabric_settings,
+                                            netem::BackendKind kind, std::string* why);
 
 }  // namespace fabriclab::runner

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runner/link/sysctl_setting.h"
 #include "runner/report/render_report.h"
 #include "runner/report/run_directory.h"
 #include "runner/report/scenario_summary.h"
@@ -56,7 +57,7 @@ RunRecording::RunRecording(const LabDefinition& lab, const std::string& output_d
        {"trainer", lab.workload.params},
        {"fabric", lab.fabric.kind},
        {"segmentation_offload", lab.fabric.segmentation_offload},
-       {"lab_sysctl", lab.fabric.sysctl},
+       {"lab_sysctl", lab.fabric.link_setting(sysctl_setting().key())},
        {"charts", lab.charts},
        {"tables", lab.tables},
        {"kernel", u.release},

@@ -15,6 +15,7 @@
 #include "runner/lab/link_plan.h"
 #include "runner/lab/seed_pick.h"
 #include "runner/ledger/ledger.h"
+#include "runner/link/impair_setting.h"
 #include "runner/link/link_setting.h"
 #include "runner/process/launch_spec.h"
 #include "runner/process/process.h"
@@ -166,8 +167,8 @@ class ScenarioRun {
       for (int rank : a.ranks) links.push_back("r" + std::to_string(rank));
       out.push_back({{"links", links},
                      {"key", a.key},
-                     {"spec", a.key == "impair" ? a.value : ""},
-                     {"value", a.value}});
+                     {"spec", a.key == impair_setting().key() ? a.value.text() : ""},
+                     {"value", a.value.text()}});
     }
     return out;
   }
@@ -199,7 +200,7 @@ class ScenarioRun {
         for (const auto& [label, rank] : plan_.picks) {
           if (a.ranks == std::vector<int>{rank}) drawn = " (seed:" + label + ")";
         }
-        c_.console->print(fmt::format("   {} \"{}\" on {} link{}{}\n", a.key, a.value,
+        c_.console->print(fmt::format("   {} \"{}\" on {} link{}{}\n", a.key, a.value.text(),
                                       a.ranks.size(), a.ranks.size() == 1 ? "" : "s", drawn));
       }
     }

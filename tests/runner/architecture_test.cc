@@ -2,7 +2,8 @@
 // read by runner_map.h), checked on the source: every `#include "runner/<folder>/..."` in
 // runner/<folder>/ must be one the rules allow, and nothing in runner/
 // includes a backend's folder of netem/. A walk of a lab file through the
-// code then never returns to a room it left.
+// code then never returns to a room it left. And a setting owns its whole
+// life: no lab.toml setting key is spelled outside runner/link/.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "common/build_paths.h"
+#include "runner/link/link_setting.h"
 #include "tests/runner/runner_map.h"
 
 namespace fabriclab::runner {
@@ -101,6 +103,62 @@ TEST(Architecture, TheRuleTableMatchesTheFolders) {
           << "runner/" << entry.path().filename().string() << "/ has no dependency rule";
     }
   }
+}
+
+// True when runner/<folder>/ may include runner/link/, directly or through
+// the folders it may include.
+bool reaches_link(const std::string& folder, std::set<std::string> seen = {}) {
+  if (folder == "link") return true;
+  if (!seen.insert(folder).second) return false;
+  const auto rule = allowed().find(folder);
+  if (rule == allowed().end()) return false;
+  for (const std::string& next : rule->second)
+    if (reaches_link(next, seen)) return true;
+  return false;
+}
+
+// Words that are a setting's key but mean something else where they stand.
+bool names_something_else(const std::string& file, const std::string& key) {
+  static const std::set<std::pair<std::string, std::string>> kOtherMeanings = {
+      // `fabriclab bench impair` and `bench queue`: subcommands, named after
+      // what they measure.
+      {"runner/cli/bench_impair_command.cc", "impair"},
+      {"runner/cli/bench_queue_command.cc", "queue"},
+  };
+  return kOtherMeanings.count({file, key}) > 0;
+}
+
+// Every "key" literal of a per-link setting, outside comments, in a runner
+// folder that could act on it. Folders that cannot reach runner/link/
+// (report/'s `queue` and `uplinks` tables, rundir/'s run.json fields) use
+// the same words for other things.
+std::vector<std::string> spelled_setting_keys() {
+  std::set<std::string> keys;
+  for (SettingScope scope : {SettingScope::kScenario, SettingScope::kFabric})
+    for (const std::string& key : link_setting_keys(scope)) keys.insert(key);
+  const fs::path runner = fs::path(fabriclab::build_paths::source_dir()) / "runner";
+  std::vector<std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(runner)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".h" && ext != ".cc") continue;
+    const std::string folder = fs::relative(entry.path(), runner).begin()->string();
+    if (folder == "link" || !reaches_link(folder)) continue;
+    const std::string file = fs::relative(entry.path(), runner.parent_path()).string();
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      const std::string code = line.substr(0, line.find("//"));
+      for (const std::string& key : keys)
+        if (code.find('"' + key + '"') != std::string::npos && !names_something_else(file, key))
+          out.push_back(file + ":" + std::to_string(n) + ": spells the setting key \"" + key +
+                        "\" (ask its kind in runner/link/ instead: link_setting.h)");
+    }
+  }
+  return out;
+}
+
+TEST(Architecture, SettingKeysAreSpelledOnlyInRunnerLink) {
+  for (const std::string& v : spelled_setting_keys()) ADD_FAILURE() << v;
 }
 
 }  // namespace

@@ -89,9 +89,9 @@ TEST_F(LabDefinitionTest, SegmentationOffloadIsAFabricSetting) {
 }
 
 TEST_F(LabDefinitionTest, TopologySysctlIsTheLabNetworksOwnSetting) {
-  EXPECT_EQ(load_lab(write(kScenario)).fabric.sysctl, "") << "the kernel's defaults";
+  EXPECT_EQ(load_lab(write(kScenario)).fabric.link_setting("sysctl"), "") << "the kernel's defaults";
   EXPECT_EQ(load_lab(write(std::string("[topology]\nsysctl = \"net.ipv4.tcp_ecn=1\"\n") + kScenario))
-                .fabric.sysctl,
+                .fabric.link_setting("sysctl"),
             "net.ipv4.tcp_ecn=1");
   // The scenario setting's own grammar: per-namespace keys only.
   EXPECT_NE(error(std::string("[topology]\nsysctl = \"kernel.panic=1\"\n") + kScenario)
@@ -182,8 +182,8 @@ TEST_F(LabDefinitionTest, TheFabricsOwnLinksAreCheckedWhereTheyAreWritten) {
   const std::string leaf_spine = "[topology]\nranks = 4\nkind = \"leaf_spine\"\n";
   const LabDefinition lab = load_lab(write(leaf_spine + "host_links = \"rate 250mbit\"\n"
                                            "uplinks = \"delay 500us rate 100mbit\"\n" + kScenario));
-  EXPECT_EQ(lab.fabric.host_links, "rate 250mbit");
-  EXPECT_EQ(lab.fabric.uplinks, "delay 500us rate 100mbit");
+  EXPECT_EQ(lab.fabric.link_setting("host_links"), "rate 250mbit");
+  EXPECT_EQ(lab.fabric.link_setting("uplinks"), "delay 500us rate 100mbit");
 
   const auto fails_with = [&](const std::string& body, const std::string& expected) {
     const std::string message = error(body);
@@ -247,7 +247,8 @@ TEST_F(LabDefinitionTest, ScenarioLinkSettingsAreKeptByKey) {
   const LabDefinition lab =
       load_lab(write(std::string(kScenario) + "impair = \"delay 5ms\"\nlinks = [\"r1\"]\n"));
   const ScenarioDefinition& s = lab.scenarios.front();
-  EXPECT_EQ(s.link_settings, (std::map<std::string, std::string>{{"impair", "delay 5ms"}}));
+  ASSERT_EQ(s.link_settings.size(), 1u);
+  EXPECT_EQ(s.link_settings.at("impair").text(), "delay 5ms");
   EXPECT_EQ(s.impair(), "delay 5ms");
   EXPECT_EQ(s.link_ranks, (std::vector<int>{1}));
 }
@@ -333,8 +334,8 @@ TEST_F(LabDefinitionTest, OverridesAndSeedLinksAreReadAndChecked) {
   const ScenarioDefinition& s = lab.scenarios.at(0);
   ASSERT_EQ(s.overrides.size(), 2u);
   EXPECT_EQ(s.overrides[0].links, (std::vector<std::string>{"seed:slow_rank"}));
-  EXPECT_EQ(s.overrides[0].link_settings.at("impair"), "rate 100mbit");
-  EXPECT_EQ(s.overrides[1].link_settings.at("sysctl"), "net.ipv4.tcp_ecn=1");
+  EXPECT_EQ(s.overrides[0].link_settings.at("impair").text(), "rate 100mbit");
+  EXPECT_EQ(s.overrides[1].link_settings.at("sysctl").text(), "net.ipv4.tcp_ecn=1");
   EXPECT_EQ(s.every_link_setting().size(), 3u);
 
   const std::string head = "[topology]\nranks = 4\n[[scenario]]\nname = \"s\"\n";

@@ -7,17 +7,26 @@
 
 #include "runner/lab/lab_definition.h"
 #include "runner/lab/seed_pick.h"
+#include "runner/link/link_setting.h"
 
 namespace fabriclab::runner {
 namespace {
+
+// A setting as load_lab() keeps it: parsed by its kind.
+std::map<std::string, SettingValue> settings(
+    std::initializer_list<std::pair<const char*, const char*>> written) {
+  std::map<std::string, SettingValue> out;
+  for (const auto& [key, text] : written) out[key] = find_link_setting(key)->parse(text);
+  return out;
+}
 
 ScenarioDefinition slow_link_scenario() {
   ScenarioDefinition s;
   s.name = "slow";
   s.links = {"all"};
   s.link_ranks = {0, 1, 2, 3};  // what load_lab() resolves "all" to
-  s.link_settings = {{"impair", "rate 400mbit"}};
-  s.overrides = {{{"seed:slow_rank"}, {{"impair", "rate 100mbit"}}}};
+  s.link_settings = settings({{"impair", "rate 400mbit"}});
+  s.overrides = {{{"seed:slow_rank"}, settings({{"impair", "rate 100mbit"}})}};
   return s;
 }
 
@@ -43,23 +52,23 @@ TEST(LinkPlan, LaterOverridesWinOnTheLinksTheyName) {
   // By key, then by each value's first rank.
   const LinkAssignment& first = plan.assignments[0];
   const LinkAssignment& second = plan.assignments[1];
-  const LinkAssignment& fast_one = first.value == "rate 400mbit" ? first : second;
-  const LinkAssignment& slow_one = first.value == "rate 400mbit" ? second : first;
+  const LinkAssignment& fast_one = first.value.text() == "rate 400mbit" ? first : second;
+  const LinkAssignment& slow_one = first.value.text() == "rate 400mbit" ? second : first;
   EXPECT_EQ(fast_one.key, "impair");
   EXPECT_EQ(fast_one.ranks, fast);
-  EXPECT_EQ(slow_one.value, "rate 100mbit");
+  EXPECT_EQ(slow_one.value.text(), "rate 100mbit");
   EXPECT_EQ(slow_one.ranks, (std::vector<int>{slow}));
   EXPECT_EQ(plan.picks.at("slow_rank"), slow);
 
   // A second override on the same link replaces the first; other keys stack.
   ScenarioDefinition s = slow_link_scenario();
-  s.overrides.push_back({{"r" + std::to_string(slow)}, {{"impair", "rate 50mbit"}}});
-  s.overrides.push_back({{"r0"}, {{"sysctl", "net.ipv4.tcp_ecn=1"}}});
+  s.overrides.push_back({{"r" + std::to_string(slow)}, settings({{"impair", "rate 50mbit"}})});
+  s.overrides.push_back({{"r0"}, settings({{"sysctl", "net.ipv4.tcp_ecn=1"}})});
   const LinkPlan layered = plan_links(s, seed, 4);
   bool saw_50 = false, saw_100 = false, saw_sysctl = false;
   for (const LinkAssignment& a : layered.assignments) {
-    saw_50 = saw_50 || (a.value == "rate 50mbit" && a.ranks == std::vector<int>{slow});
-    saw_100 = saw_100 || a.value == "rate 100mbit";
+    saw_50 = saw_50 || (a.value.text() == "rate 50mbit" && a.ranks == std::vector<int>{slow});
+    saw_100 = saw_100 || a.value.text() == "rate 100mbit";
     saw_sysctl = saw_sysctl || (a.key == "sysctl" && a.ranks == std::vector<int>{0});
   }
   EXPECT_TRUE(saw_50);
@@ -71,7 +80,7 @@ TEST(LinkPlan, AScenarioWithoutOverridesIsOneAssignmentPerKey) {
   ScenarioDefinition s;
   s.links = {"r1"};
   s.link_ranks = {1};
-  s.link_settings = {{"impair", "delay 100ms"}, {"sysctl", "net.ipv4.tcp_ecn=1"}};
+  s.link_settings = settings({{"impair", "delay 100ms"}, {"sysctl", "net.ipv4.tcp_ecn=1"}});
   const LinkPlan plan = plan_links(s, 99, 2);
   ASSERT_EQ(plan.assignments.size(), 2u);
   EXPECT_EQ(plan.assignments[0].key, "impair");

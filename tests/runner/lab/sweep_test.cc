@@ -64,7 +64,7 @@ TEST_F(SweepTest, ASettingWithoutThePlaceholderHoldsAtEveryPoint) {
       std::string(kSweep) + "sysctl = \"net.ipv4.tcp_sack=0 net.ipv4.tcp_recovery=0\"\n"));
   ASSERT_EQ(lab.scenarios.size(), 3u);
   for (const ScenarioDefinition& point : lab.scenarios) {
-    EXPECT_EQ(point.link_settings.at("sysctl"), "net.ipv4.tcp_sack=0 net.ipv4.tcp_recovery=0");
+    EXPECT_EQ(point.link_settings.at("sysctl").text(), "net.ipv4.tcp_sack=0 net.ipv4.tcp_recovery=0");
     EXPECT_EQ(point.links, (std::vector<std::string>{"seed:lossy_rank"}));
   }
   EXPECT_EQ(lab.scenarios[2].impair(), "loss 2%");

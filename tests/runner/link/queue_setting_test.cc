@@ -25,7 +25,7 @@ TEST_F(QueueSettingTest, ThePortTowardTheLinkedRankAndNothingLeftAfter) {
   const NamespaceNetwork network(*topology);
   const std::string sw = topology->switch_netns();
   {
-    const auto applied = queue_setting().apply("rate 100mbit limit 64kb", {2}, network, nullptr);
+    const auto applied = queue_setting().apply(queue_setting().parse("rate 100mbit limit 64kb"), {2}, network, nullptr);
     ASSERT_EQ(applied.size(), 1u);
     const std::string what = applied[0]->describe();
     EXPECT_NE(what.find("port toward r2: rate 100mbit limit 64kb taildrop"), std::string::npos)
@@ -49,7 +49,7 @@ TEST_F(QueueSettingTest, RefusedWithoutASwitch) {
   const auto topology = Topology::build({2, run_id_}, *ledger_);  // a pair
   const NamespaceNetwork network(*topology);
   try {
-    queue_setting().apply("rate 100mbit limit 64kb", {1}, network, nullptr);
+    queue_setting().apply(queue_setting().parse("rate 100mbit limit 64kb"), {1}, network, nullptr);
     FAIL() << "applied without a switch";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("kind = \"switch\""), std::string::npos) << e.what();

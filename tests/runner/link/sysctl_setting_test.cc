@@ -47,8 +47,8 @@ TEST_F(SysctlSettingTest, SetInTheRanksNamespacesAndRestoredAfter) {
   ASSERT_FALSE(before.empty()) << "sysctl read nothing in " << r1;
   const std::string wanted = before == "0" ? "1" : "0";
   {
-    const auto applied = sysctl_setting().apply(std::string(kKey) + "=" + wanted, {1}, network,
-                                                nullptr);
+    const auto applied = sysctl_setting().apply(
+        sysctl_setting().parse(std::string(kKey) + "=" + wanted), {1}, network, nullptr);
     ASSERT_EQ(applied.size(), 1u);
     EXPECT_EQ(applied[0]->describe(), "sysctl " + std::string(kKey) + "=" + wanted + " in " +
                                           r1 + " (was " + before + ")");
@@ -60,14 +60,18 @@ TEST_F(SysctlSettingTest, SetInTheRanksNamespacesAndRestoredAfter) {
   EXPECT_EQ(host_sysctl(kKey), host_before);
 }
 
-TEST_F(SysctlSettingTest, AKeyTheKernelLacksLeavesNothingSet) {
+TEST_F(SysctlSettingTest, AKeyTheKernelLacksOrAValueItRefusesLeavesNothingSet) {
   const NamespaceNetwork network(*topology_);
   const std::string r0 = topology_->rank(0).netns;
   const std::string before = sysctl_in(r0, kKey);
   const std::string wanted = before == "0" ? "1" : "0";
-  EXPECT_THROW(sysctl_setting().apply(std::string(kKey) + "=" + wanted +
-                                          " net.ipv4.no_such_knob=1",
-                                      {0}, network, nullptr),
+  // A key this kernel lacks is refused at load, before anything is set.
+  EXPECT_THROW(sysctl_setting().parse(std::string(kKey) + "=" + wanted + " net.ipv4.no_such_knob=1"),
+               std::invalid_argument);
+  // One the kernel refuses to write: the ones set before it are restored.
+  EXPECT_THROW(sysctl_setting().apply(
+                   sysctl_setting().parse(std::string(kKey) + "=" + wanted + " net.ipv4.tcp_ecn=abc"),
+                   {0}, network, nullptr),
                std::runtime_error);
   EXPECT_EQ(sysctl_in(r0, kKey), before);
 }
@@ -90,8 +94,8 @@ class HostNamespaceNetwork : public LabNetwork {
 TEST(SysctlSetting, NeverTouchesTheHostsOwnNamespace) {
   const std::string before = host_sysctl(kKey);
   try {
-    sysctl_setting().apply(std::string(kKey) + "=" + (before == "0" ? "1" : "0"), {0},
-                           HostNamespaceNetwork(), nullptr);
+    sysctl_setting().apply(sysctl_setting().parse(std::string(kKey) + "=" + (before == "0" ? "1" : "0")),
+                           {0}, HostNamespaceNetwork(), nullptr);
     ADD_FAILURE() << "applied in the host's namespace";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("only inside the lab namespaces"), std::string::npos);

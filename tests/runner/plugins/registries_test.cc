@@ -92,8 +92,39 @@ TEST(LinkSettingRegistry, ImpairValidatesNetemWords) {
   EXPECT_NO_THROW(impair->validate("delay 50ms loss 1%"));
   EXPECT_THROW(impair->validate("delay"), std::invalid_argument);
   EXPECT_EQ(find_link_setting("rate"), nullptr);
-  EXPECT_EQ(link_setting_keys(), (std::vector<std::string>{"impair", "sysctl", "queue"}));
   EXPECT_FALSE(find_link_setting("sysctl")->needs_backend());
+}
+
+// Each kind says where a lab writes it: a [[scenario]] key, a [topology]
+// key, or both (sysctl: a scenario's own, or the whole lab's).
+TEST(LinkSettingRegistry, EachKindDeclaresItsScope) {
+  EXPECT_EQ(link_setting_keys(SettingScope::kScenario),
+            (std::vector<std::string>{"impair", "sysctl", "queue"}));
+  EXPECT_EQ(link_setting_keys(SettingScope::kFabric),
+            (std::vector<std::string>{"sysctl", "host_links", "uplinks"}));
+  EXPECT_EQ(find_link_setting("uplinks", SettingScope::kScenario), nullptr);
+  EXPECT_EQ(find_link_setting("queue", SettingScope::kFabric), nullptr);
+  EXPECT_NE(find_link_setting("sysctl", SettingScope::kFabric), nullptr);
+}
+
+// One policy per kind for host mode: run, skip or refuse, saying why.
+TEST(LinkSettingRegistry, EachKindSaysWhatHostModeDoesWithIt) {
+  const auto policy = [](const char* key, SettingScope scope) {
+    return find_link_setting(key)->in_host_mode(scope, SettingValue("V", nullptr));  // words alone
+  };
+  EXPECT_EQ(policy("impair", SettingScope::kScenario).action, HostModeAction::kRun);
+  const HostModePolicy sysctl = policy("sysctl", SettingScope::kScenario);
+  EXPECT_EQ(sysctl.action, HostModeAction::kSkip);
+  EXPECT_NE(sysctl.reason.find("it sets sysctl V"), std::string::npos) << sysctl.reason;
+  EXPECT_EQ(policy("sysctl", SettingScope::kFabric).action, HostModeAction::kSkip);
+  const HostModePolicy queue = policy("queue", SettingScope::kScenario);
+  EXPECT_EQ(queue.action, HostModeAction::kRefuse);
+  EXPECT_NE(queue.reason.find("queue = \"V\""), std::string::npos) << queue.reason;
+  for (const char* key : {"host_links", "uplinks"}) {
+    const HostModePolicy fabric = policy(key, SettingScope::kFabric);
+    EXPECT_EQ(fabric.action, HostModeAction::kRefuse) << key;
+    EXPECT_NE(fabric.reason.find(std::string(key) + " = \"V\""), std::string::npos) << fabric.reason;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "netem/impairment.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/ledger/ledger.h"
+#include "runner/link/impair_setting.h"
 #include "runner/recording/console.h"
 #include "runner/rundir/run_format.h"
 #include "runner/scenario/scenario_runner.h"
@@ -166,7 +167,7 @@ TEST_F(WatchdogTest, ARankExitingNonZeroFailsTheScenarioWithItsLastWords) {
 TEST_F(WatchdogTest, LinkSettingsAreAppliedBeforeAndRemovedAfterInReverse) {
   FakeBackend backend;
   ScenarioDefinition s = scenario(30, 10);
-  s.link_settings = {{"impair", "delay 1ms"}};
+  s.link_settings = {{"impair", impair_setting().parse("delay 1ms")}};
   s.link_ranks = {0, 1};
   const ScenarioOutcome o = run("step 1; step 2; step 3", s, &backend);
   EXPECT_EQ(rundir::to_string(o.status), "completed") << o.message;
@@ -187,7 +188,7 @@ TEST_F(WatchdogTest, ASettingThatCannotBeAppliedFailsTheScenarioAndLeavesNothing
   FakeBackend backend;
   backend.fail_on = "fake1";
   ScenarioDefinition s = scenario(30, 10);
-  s.link_settings = {{"impair", "delay 1ms"}};
+  s.link_settings = {{"impair", impair_setting().parse("delay 1ms")}};
   s.link_ranks = {0, 1};
   const ScenarioOutcome o = run("step 1; step 2; step 3", s, &backend);
   EXPECT_EQ(rundir::to_string(o.status), "failed");
