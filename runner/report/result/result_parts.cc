@@ -31,6 +31,19 @@ bool ResultPart::present(const ScenarioResult& result) const {
   return false;
 }
 
+nlohmann::json result_value(const ScenarioResult& result, const std::string& name) {
+  for (const ResultPart& part : result_parts()) {
+    for (const PartField& f : part.fields) {
+      if (!f.field.names(name)) continue;
+      if (!part.present(result)) return nullptr;
+      nlohmann::json row = nlohmann::json::object();
+      f.slot.write(result, f.field, row);  // a flow's family writes every flow's key
+      return row.value(name, nlohmann::json());
+    }
+  }
+  return nullptr;
+}
+
 nlohmann::json result_row_json(const ScenarioResult& result) {
   nlohmann::json row = nlohmann::json::object();
   for (const ResultPart& part : result_parts()) {

@@ -22,6 +22,13 @@ const std::vector<ResultPart>& result_parts();
 // family "NAME_mbps"), or nullptr when no part declares it.
 const ResultField* find_result_field(const std::string& key);
 
+// One field's value by name, as run.json's `result` holds it: a number
+// (an integer for counts and ranks), a name, an object of bytes, or null
+// when it is unknown, its part is not in this row or no part declares it.
+// A flow's figure by its key ("victim_mbps"). For tables and charts that
+// pick their columns by name.
+nlohmann::json result_value(const ScenarioResult& result, const std::string& name);
+
 // The row as run.json's `result`: every present part's fields.
 nlohmann::json result_row_json(const ScenarioResult& result);
 // And back; throws InputError "result: ..." on a value of the wrong kind.

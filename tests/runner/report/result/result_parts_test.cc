@@ -113,6 +113,21 @@ TEST(ResultRow, ReadsBackWhatItWrote) {
   EXPECT_EQ(back.steps_completed, 7);
 }
 
+TEST(ResultRow, AFieldIsReadByNameAsRunJsonHoldsIt) {
+  ScenarioResult result;
+  result.retransmits = 12;
+  result.neighbour_mbps["victim"] = 19.5;
+  EXPECT_TRUE(result_value(result, "retransmits").is_number_integer());
+  EXPECT_EQ(result_value(result, "retransmits"), 12);
+  EXPECT_EQ(result_value(result, "victim_mbps"), 19.5);
+  EXPECT_TRUE(result_value(result, "other_mbps").is_null());  // no such flow
+  EXPECT_TRUE(result_value(result, "paused_ms").is_null());   // no queue part in this row
+  EXPECT_TRUE(result_value(result, "no_such_field").is_null());
+  result.marks = 3;
+  result.paused_ms = 2.0;
+  EXPECT_TRUE(result_value(result, "paused_ms").is_number_float());
+}
+
 TEST(ResultRow, AValueOfTheWrongKindNamesItsField) {
   nlohmann::json row = result_row_json(ScenarioResult{});
   row["median_network_ms"] = "fast";
