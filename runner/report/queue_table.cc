@@ -2,15 +2,38 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <cstdint>
 #include <set>
+
+#include "runner/report/result/result_parts.h"
 
 namespace fabriclab::runner::report {
 namespace {
 
-template <typename T>
-std::string or_dashes(const std::optional<T>& value, const char* format) {
-  return value ? fmt::format(fmt::runtime(format), *value) : "--";
+// A result field by name (result/result_parts.h), "--" when it has none:
+// counts print as integers, figures in `format`.
+std::string cell(const ScenarioResult& result, const std::string& field, const char* format) {
+  const nlohmann::json value = result_value(result, field);
+  if (value.is_number_integer())
+    return fmt::format(fmt::runtime(format), value.get<std::int64_t>());
+  if (value.is_number()) return fmt::format(fmt::runtime(format), value.get<double>());
+  return "--";
 }
+
+// The queue's columns after the step times: each a result field.
+struct FieldColumn {
+  const char* field;
+  const char* format;
+};
+constexpr FieldColumn kFieldColumns[] = {{"retransmits", "{}"},
+                                         {"drops", "{}"},
+                                         {"marks", "{}"},
+                                         {"ce_packets", "{}"},
+                                         {"ce_echoed", "{}"},
+                                         {"paused_ms", "{:.0f}"},
+                                         {"queue_p50_kb", "{:.0f}k"},
+                                         {"queue_p99_kb", "{:.0f}k"},
+                                         {"queue_max_kb", "{:.0f}k"}};
 
 }  // namespace
 
@@ -30,9 +53,9 @@ std::string format_queue_table(const std::vector<ScenarioSummary>& summaries) {
       line += fmt::format(i < kQueueColumns ? " {:>8}" : " {:>11}", cells[i]);
     return line + "\n";
   };
-  std::vector<std::string> head = {"scenario", "status", "p50 ms", "p99 ms", "retx",  "drops",
-                                   "marks",    "CE rx",  "ECE",    "pause ms", "q p50", "q p99",
-                                   "q max"};
+  std::vector<std::string> head = {"scenario", "status", "p50 ms", "p99 ms", "retx",
+                                   "drops",    "marks",  "CE rx",  "ECE",    "pause ms",
+                                   "q p50",    "q p99",  "q max"};
   for (const std::string& flow : flows) {
     head.push_back(flow.substr(0, 6) + " Mb/s");
     head.push_back(flow.substr(0, 6) + " rtt");
@@ -42,31 +65,21 @@ std::string format_queue_table(const std::vector<ScenarioSummary>& summaries) {
   for (const ScenarioSummary& s : summaries) {
     const ScenarioResult& r = s.result;
     const bool stepped = r.steps_completed > 0 || r.median_step_ms > 0;
-    std::vector<std::string> cells = {
-        s.name,
-        status_word(s),
-        stepped ? fmt::format("{:.0f}", r.median_step_ms) : "--",
-        stepped ? fmt::format("{:.0f}", r.p99_step_ms) : "--",
-        or_dashes(r.retransmits, "{}"),
-        or_dashes(r.drops, "{}"),
-        or_dashes(r.marks, "{}"),
-        or_dashes(r.ce_packets, "{}"),
-        or_dashes(r.ce_echoed, "{}"),
-        or_dashes(r.paused_ms, "{:.0f}"),
-        or_dashes(r.queue_p50_kb, "{:.0f}k"),
-        or_dashes(r.queue_p99_kb, "{:.0f}k"),
-        or_dashes(r.queue_max_kb, "{:.0f}k")};
+    std::vector<std::string> cells = {s.name, status_word(s),
+                                      stepped ? fmt::format("{:.0f}", r.median_step_ms) : "--",
+                                      stepped ? fmt::format("{:.0f}", r.p99_step_ms) : "--"};
+    for (const FieldColumn& column : kFieldColumns)
+      cells.push_back(cell(r, column.field, column.format));
     for (const std::string& flow : flows) {
-      const auto mbps = r.neighbour_mbps.find(flow);
-      cells.push_back(mbps == r.neighbour_mbps.end() ? "--" : or_dashes(mbps->second, "{:.1f}"));
-      const auto rtt = r.neighbour_rtt_ms.find(flow);
-      cells.push_back(rtt == r.neighbour_rtt_ms.end() ? "--" : or_dashes(rtt->second, "{:.1f} ms"));
+      cells.push_back(cell(r, flow + "_mbps", "{:.1f}"));
+      cells.push_back(cell(r, flow + "_rtt_ms", "{:.1f} ms"));
     }
     rows += row(cells);
   }
   std::string notes =
       "\np50/p99 ms: step time (slowest rank per step).  retx: TCP segments the ranks resent.\n"
-      "drops: packets the queue dropped (full buffer; for ecn also the packets it could not mark).\n"
+      "drops: packets the queue dropped (full buffer; for ecn also the packets it could not "
+      "mark).\n"
       "marks: packets it set CE on.  CE rx: CE-marked packets the ranks received (IpExtInCEPkts).\n"
       "ECE: segments acknowledged with an ECN echo (TcpExtTCPDeliveredCE, at the senders).\n"
       "pause ms: time the port held the links feeding it paused (PFC).  q: the queue depth\n"

@@ -1,7 +1,9 @@
 // One scenario's result row, computed from its metrics events alone, so a
 // recording can be re-summarized anywhere (`fabriclab replay --summary`) and
 // the grader checks exercises against the same numbers the student saw.
-// The definitions are in recordings/FORMAT.md ("result"); in short:
+// Each field is declared (name, unit, kind, meaning) and computed by one
+// result part, runner/report/result/ (the table: result_parts.h); its
+// definition is in recordings/FORMAT.md ("result"). In short:
 //
 // - wall_s: from the earliest step start over all ranks (a step event's
 //   `ts` is its end, so start = ts - step_ms / 1000) to the latest step end.
@@ -207,7 +209,8 @@ std::string status_word(const ScenarioSummary& summary);
 double median_of(std::vector<double> values);
 double percentile_nearest_rank(std::vector<double> values, double percent);
 
-// JSON as in run.json's `result` (optionals as null). from_json throws
+// JSON as in run.json's `result` (optionals as null), by the parts'
+// declarations (result_parts.h: result_row_json). from_json throws
 // InputError "result: field 'wall_s': expected a number" on a bad object;
 // unknown fields are ignored, absent optional fields read as nullopt.
 void to_json(nlohmann::json& json, const ScenarioResult& result);

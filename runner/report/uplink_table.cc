@@ -2,12 +2,24 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <cstdint>
 #include <set>
+
+#include "runner/report/result/result_parts.h"
 
 namespace fabriclab::runner::report {
 namespace {
 
-std::string megabytes(std::int64_t bytes) { return fmt::format("{:.1f}", static_cast<double>(bytes) / 1e6); }
+// Bytes as MB, "--" for none (a JSON value: the row's, by name).
+std::string megabytes(const nlohmann::json& bytes) {
+  if (!bytes.is_number()) return "--";
+  return fmt::format("{:.1f}", static_cast<double>(bytes.get<std::int64_t>()) / 1e6);
+}
+
+// A name the row holds (the hot uplink, the hot spine), "--" for none.
+std::string word(const nlohmann::json& name) {
+  return name.is_string() ? name.get<std::string>() : "--";
+}
 
 }  // namespace
 
@@ -36,18 +48,16 @@ std::string format_uplink_table(const std::vector<ScenarioSummary>& summaries) {
     std::vector<std::string> cells = {s.name, status_word(s),
                                       stepped ? fmt::format("{:.0f}", r.median_step_ms) : "--",
                                       stepped ? fmt::format("{:.0f}", r.p99_step_ms) : "--",
-                                      r.link_bytes ? megabytes(*r.link_bytes) : "--"};
-    for (const std::string& uplink : uplinks) {
-      const auto bytes = r.bytes_by_uplink.find(uplink);
-      cells.push_back(bytes == r.bytes_by_uplink.end() ? "--" : megabytes(bytes->second));
-    }
-    cells.push_back(r.hot_uplink.value_or("--"));
-    cells.push_back(r.hot_spine.value_or("--"));
+                                      megabytes(result_value(r, "link_bytes"))};
+    const nlohmann::json by_uplink = result_value(r, "uplinks");
+    for (const std::string& uplink : uplinks)
+      cells.push_back(megabytes(by_uplink.is_object() ? by_uplink.value(uplink, nlohmann::json())
+                                                      : nlohmann::json()));
+    cells.push_back(word(result_value(r, "hot_uplink")));
+    cells.push_back(word(result_value(r, "hot_spine")));
     for (const std::string& flow : flows) {
-      const auto mbps = r.neighbour_mbps.find(flow);
-      cells.push_back(mbps != r.neighbour_mbps.end() && mbps->second
-                          ? fmt::format("{:.1f}", *mbps->second)
-                          : "--");
+      const nlohmann::json mbps = result_value(r, flow + "_mbps");
+      cells.push_back(mbps.is_number() ? fmt::format("{:.1f}", mbps.get<double>()) : "--");
     }
     out += row(cells);
   }

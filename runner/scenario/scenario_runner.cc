@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -21,6 +23,7 @@
 #include "runner/process/process.h"
 #include "runner/process/stop_signals.h"
 #include "runner/recording/console.h"
+#include "runner/report/result/uplink_load.h"
 #include "runner/scenario/counter_sample.h"
 #include "runner/scenario/flow_probe.h"
 #include "runner/scenario/job_places.h"
@@ -502,17 +505,17 @@ class ScenarioRun {
   // "  hot uplink tor0-spine1 12.0 MB (71%)": on a fabric with routers, the
   // ToR-spine link that has carried the most since the scenario began.
   std::string hot_uplink() const {
-    uint64_t total = 0, hottest = 0;
-    std::string name;
+    std::map<std::string, std::int64_t> bytes_by_uplink;
     for (const auto& [link, counters] : last_.links) {
       if (!counters.uplink) continue;
-      const uint64_t bytes = counters.counters.tx_bytes + counters.counters.rx_bytes;
-      total += bytes;
-      if (bytes > hottest) hottest = bytes, name = link;
+      bytes_by_uplink[link] =
+          static_cast<std::int64_t>(counters.counters.tx_bytes + counters.counters.rx_bytes);
     }
-    if (total == 0) return "";
-    return fmt::format("  hot uplink {} {} ({:.0f}%)", name, human_bytes(static_cast<double>(hottest)),
-                       100.0 * static_cast<double>(hottest) / static_cast<double>(total));
+    const report::UplinkLoad load = report::uplink_load(bytes_by_uplink);
+    if (!load.hottest_share) return "";
+    return fmt::format("  hot uplink {} {} ({:.0f}%)", *load.hottest,
+                       human_bytes(static_cast<double>(load.hottest_bytes)),
+                       100.0 * *load.hottest_share);
   }
 
   // "  waiting r0 64% r1 3% ...": each rank's share of its steps spent in

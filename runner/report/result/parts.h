@@ -1,0 +1,20 @@
+// The parts of result_parts.cc's table, one file each (result_part.h).
+#pragma once
+
+#include "runner/report/result/result_part.h"
+
+namespace fabriclab::runner::report {
+
+ResultPart timing_part();      // wall time, step times, slowdown
+ResultPart training_part();    // loss and accuracy
+ResultPart counters_part();    // the last counters sample's totals
+ResultPart wire_bytes_part();  // bytes on the wire against the ring's (wire_bytes.h)
+ResultPart ranks_part();       // the straggler and the slow link (rank_times.h)
+ResultPart allreduce_part();   // an allreduce sweep's busbw (doc/allreduce_bench.md)
+ResultPart flow_probe_part();  // one iperf3 flow on the impaired link (flow_probe.h)
+ResultPart queue_part();       // a switch queue's marks, pauses and depths
+ResultPart ecn_part();         // the ranks' kernels' ECN counters
+ResultPart uplinks_part();     // what a leaf_spine fabric's uplinks carried
+ResultPart neighbours_part();  // each neighbour flow's goodput and round trip
+
+}  // namespace fabriclab::runner::report
