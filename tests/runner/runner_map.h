@@ -86,8 +86,13 @@ inline std::map<std::string, std::set<std::string>> dependency_rules() {
       for (std::sregex_iterator it(text.begin(), text.end(), kWord), end; it != end; ++it)
         if (folders.count(it->str())) deps.insert(it->str());
     }
-    for (const std::string& name : code_spans(rows[i][0]))
-      rules[name.substr(0, name.find('/'))] = deps;
+    // A folder may always include itself: its own name in the words (as in
+    // "what host mode does" on host/'s row) is prose, not an arrow.
+    for (const std::string& name : code_spans(rows[i][0])) {
+      const std::string folder = name.substr(0, name.find('/'));
+      rules[folder] = deps;
+      rules[folder].erase(folder);
+    }
   }
   return rules;
 }
