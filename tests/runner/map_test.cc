@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "runner/link/link_setting.h"
 #include "runner/report/chart_kind.h"
+#include "runner/report/result/result_parts.h"
 #include "runner/report/table_kind.h"
 #include "runner/topology/fabric.h"
 #include "runner/workload/workload.h"
@@ -56,10 +58,11 @@ TEST(RunnerMap, ThePlugInTableListsEveryRegistrysEntries) {
     for (const std::string& cell : {row[1], row[2]})
       for (const std::string& file : code_spans(cell))
         EXPECT_TRUE(std::filesystem::exists(runner_dir() / file)) << file << " (" << key[0] << ")";
-    // The entries are the cell's code spans before any `[[...]]` or path.
+    // The entries are the cell's code spans that are names, not a `[[...]]`,
+    // a path or a `word:`.
     std::set<std::string> listed;
     for (const std::string& span : code_spans(row[3]))
-      if (span.find_first_of("[/.") == std::string::npos) listed.insert(span);
+      if (span.find_first_of("[/.:") == std::string::npos) listed.insert(span);
     if (key[0] == "[workload] kind") {
       EXPECT_EQ(listed, as_set(workload_kinds()));
     } else if (key[0] == "[topology] kind") {
@@ -68,12 +71,20 @@ TEST(RunnerMap, ThePlugInTableListsEveryRegistrysEntries) {
       EXPECT_EQ(listed, as_set(report::chart_names()));
     } else if (key[0] == "[report] tables") {
       EXPECT_EQ(listed, as_set(report::table_names()));
+    } else if (key[0] == "[[scenario]]") {
+      std::set<std::string> keys = as_set(link_setting_keys(SettingScope::kScenario));
+      for (const std::string& k : link_setting_keys(SettingScope::kFabric)) keys.insert(k);
+      EXPECT_EQ(listed, keys);
+    } else if (key[0] == "result") {
+      std::set<std::string> parts;
+      for (const auto& part : report::result_parts()) parts.insert(part.name);
+      EXPECT_EQ(listed, parts);
     } else {
       continue;
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 4) << "a registry row was renamed: follow it here";
+  EXPECT_EQ(checked, 6) << "a registry row was renamed: follow it here";
 }
 
 }  // namespace
