@@ -13,13 +13,14 @@ start=$(date +%s)
 status=0
 ctest --test-dir build --output-on-failure -j"$jobs" "$@" 2>&1 | tee "$log" || status=$?
 echo
-echo "test.sh: ctest -j$jobs took $(( $(date +%s) - start )) s; the 20 slowest tests:"
-# ctest's result lines: "  12/573 Test  #40: Name .....   Passed   12.34 sec"
-grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$log" |
-  sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/' |
-  sort -rn | head -20 | awk '{ printf "  %8.1f s  %s\n", $1, $2 }'
-# The closing line, counted from the same result lines.
+# ctest's result lines: "  12/573 Test  #40: Name .....   Passed   12.34 sec".
 results=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$log" || true)
+echo "test.sh: ctest -j$jobs took $(( $(date +%s) - start )) s; the 20 slowest tests:"
+# awk takes the first 20 and reads the rest: `head` would exit early, and
+# under pipefail sort's SIGPIPE would end this script with 141.
+sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/' <<<"$results" |
+  sort -rn | awk 'NR <= 20 && NF == 2 { printf "  %8.1f s  %s\n", $1, $2 }'
+# The closing line, counted from the same result lines.
 passed=$(grep -c ' Passed ' <<<"$results" || true)
 skipped=$(grep -c 'Skipped ' <<<"$results" || true)
 failed=$(( $(grep -c . <<<"$results" || true) - passed - skipped ))
