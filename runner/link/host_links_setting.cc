@@ -11,7 +11,7 @@
 namespace fabriclab::runner {
 namespace {
 
-class HostLinksSetting : public LinkSettingKind {
+class HostLinksSetting : public FabricOnlySettingKind {
  public:
   const char* key() const override { return "host_links"; }
   bool allowed_in(SettingScope scope) const override { return scope == SettingScope::kFabric; }
@@ -41,12 +41,6 @@ class HostLinksSetting : public LinkSettingKind {
   // Its own shaper, not the run's backend.
   bool needs_backend() const override { return false; }
 
-  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue&,
-                                                         const std::vector<int>&,
-                                                         const LabNetwork&,
-                                                         netem::Backend*) const override {
-    throw std::logic_error("host_links is a [topology] setting: apply_to_fabric");
-  }
   AppliedToFabric apply_to_fabric(const SettingValue& value, const Topology& topology,
                                   const LabNetwork&, netem::Backend*) const override {
     std::shared_ptr<netem::Backend> shaper =

@@ -135,6 +135,17 @@ class LinkSettingKind {
                                           netem::Backend* backend) const;
 };
 
+// A kind a lab writes only in [topology] (host_links, uplinks): the loader
+// refuses it in a scenario, so its scenario-side apply() is never called;
+// a call is a bug, a std::logic_error naming the kind.
+class FabricOnlySettingKind : public LinkSettingKind {
+ public:
+  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue& value,
+                                                         const std::vector<int>& link_ranks,
+                                                         const LabNetwork& network,
+                                                         netem::Backend* backend) const override;
+};
+
 // The setting under `key`, or null.
 const LinkSettingKind* find_link_setting(const std::string& key);
 // The setting under `key` if a lab may write it at `scope`, or null.

@@ -1,5 +1,6 @@
 // The table of per-link settings (link_setting.h). Add a setting here.
 #include <numeric>
+#include <stdexcept>
 
 #include "runner/link/host_links_setting.h"
 #include "runner/link/impair_setting.h"
@@ -32,6 +33,11 @@ AppliedToFabric LinkSettingKind::apply_to_fabric(const SettingValue& value, cons
   applied.handles = apply(value, every_rank, network, backend);
   applied.line = std::string("lab network settings ([topology] ") + key() + "): " + value.text();
   return applied;
+}
+
+std::vector<std::unique_ptr<AppliedLinkSetting>> FabricOnlySettingKind::apply(
+    const SettingValue&, const std::vector<int>&, const LabNetwork&, netem::Backend*) const {
+  throw std::logic_error(std::string(key()) + " is a [topology] setting: apply_to_fabric");
 }
 
 const LinkSettingKind* find_link_setting(const std::string& key) {

@@ -11,7 +11,7 @@
 namespace fabriclab::runner {
 namespace {
 
-class UplinksSetting : public LinkSettingKind {
+class UplinksSetting : public FabricOnlySettingKind {
  public:
   const char* key() const override { return "uplinks"; }
   bool allowed_in(SettingScope scope) const override { return scope == SettingScope::kFabric; }
@@ -38,12 +38,6 @@ class UplinksSetting : public LinkSettingKind {
   }
   bool needs_backend() const override { return true; }
 
-  std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue&,
-                                                         const std::vector<int>&,
-                                                         const LabNetwork&,
-                                                         netem::Backend*) const override {
-    throw std::logic_error("uplinks is a [topology] setting: apply_to_fabric");
-  }
   AppliedToFabric apply_to_fabric(const SettingValue& value, const Topology& topology,
                                   const LabNetwork&, netem::Backend* backend) const override {
     return shape_fabric_links(key(), value, topology.router_links(), *backend);
