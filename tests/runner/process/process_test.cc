@@ -215,8 +215,15 @@ TEST(Process, RecordedInTheLedgerWhileItRuns) {
   EXPECT_EQ(entries[0]["pgid"], process.pid());
   EXPECT_EQ(entries[0]["label"], "rank 0");
   EXPECT_NE(entries[0]["start_ticks"], 0);
-  // The run's marker, inherited by anything the process starts.
-  std::string environ = testing::read_file("/proc/" + std::to_string(process.pid()) + "/environ");
+  // The run's marker, inherited by anything the process starts. launch()
+  // returns when exec closed the error pipe, which the kernel does before it
+  // lays out the new image's environment: until then /proc/PID/environ reads
+  // empty, so wait for the layout (a CI run caught that window once).
+  std::string environ;
+  for (int tries = 0; environ.empty() && tries < 500; ++tries) {
+    environ = testing::read_file("/proc/" + std::to_string(process.pid()) + "/environ");
+    if (environ.empty()) std::this_thread::sleep_for(milliseconds(10));
+  }
   EXPECT_NE(environ.find(std::string("FABRICLAB_RUN_ID=proc2") + '\0'), std::string::npos);
   EXPECT_EQ(::getpgid(process.pid()), process.pid());
   process.terminate();
