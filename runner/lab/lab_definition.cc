@@ -431,7 +431,8 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
 // same job on a worse machine, as a slow link is the same job on a worse
 // network).
 bool same_job(const WorkloadDefinition& a, const WorkloadDefinition& b) {
-  static const std::set<std::string> kMachine = {"compute_slowdown", "slow_rank"};
+  static const std::set<std::string> kMachine = {"compute_slowdown", "slow_rank",
+                                                  "step_compute_ms"};
   auto job = [&](const WorkloadDefinition& w) {
     std::map<std::string, std::string> params;
     for (const auto& [key, value] : w.params)
