@@ -118,6 +118,10 @@ class LinkSettingKind {
   // True when the netem backend applies `value` without sch_netem (a rate
   // alone: the kernel's tbf), which decides the backend "auto" picks.
   virtual bool shapes_without_sch_netem(const SettingValue& /*value*/) const { return false; }
+  // What this host would refuse of `value`, known before any namespace
+  // exists: a sentence naming the host's setting and how to change it
+  // ("" = nothing). `run` and `check` refuse the lab on it before building.
+  virtual std::string host_refusal(const SettingValue& /*value*/) const { return ""; }
   // A fabric-scope value as `fabriclab topo` shows it; "" = not shown.
   virtual std::string describe_on_fabric(const SettingValue& /*value*/) const { return ""; }
   // Sets `value` on the links of `link_ranks` (a link "rN" carries the

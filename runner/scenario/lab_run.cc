@@ -14,6 +14,8 @@
 #include "runner/ledger/run_id.h"
 #include "runner/link/link_setting.h"
 #include "runner/process/stop_signals.h"
+#include "runner/scenario/host_preflight.h"
+#include "runner/scenario/measured_limits.h"
 #include "runner/scenario/run_recording.h"
 #include "runner/scenario/scenario_runner.h"
 #include "runner/topology/lab_network.h"
@@ -155,13 +157,19 @@ int run_on_lab_network(const LabDefinition& lab,
 
   int exit_code = 0;
   int port = kFirstMasterPort;
+  MeasuredTimes measured;  // for limits written against an earlier scenario
   for (const ScenarioDefinition* s : scenarios) {
     if (StopSignals::stop_requested()) break;
     recording.begin_scenario(*s);
+    const ResolvedLimits limits = resolve_limits(*s, measured);
+    if (!limits.line.empty()) console.print("   " + limits.line + "\n");
     ScenarioContext context{&lab,     &network,        backend.get(), &ledger,
                             &console, recording.dir(), port++,        /*external_failure=*/{}};
     context.seed = seed;
-    if (!recording.end_scenario(*s, run_scenario(context, *s))) exit_code = 1;
+    const ScenarioOutcome outcome = run_scenario(context, limits.scenario);
+    if (outcome.status == rundir::ScenarioStatus::kCompleted)
+      measured[s->name] = outcome.ended_unix_s - outcome.started_unix_s;
+    if (!recording.end_scenario(*s, outcome)) exit_code = 1;
   }
   fabric.applied.clear();  // restored while their namespaces still exist
   topology.reset();      // ranks are stopped; remove the lab network
@@ -173,6 +181,7 @@ int run_on_lab_network(const LabDefinition& lab,
 int run_lab(const LabRunOptions& options) {
   const LabDefinition lab = load_lab(options.lab_file, options.quick);
   const auto scenarios = select_scenarios(lab, options.scenarios);
+  refuse_what_this_host_cannot_run(lab, scenarios);
 
   StopSignals::install();
   clean_stale_runs_and_warn();
