@@ -58,6 +58,12 @@ class AppliedLinkSetting {
   // settings that count nothing but drops. Not const: a sample may reset a
   // window (the deepest queue since the previous sample).
   virtual nlohmann::json sample() { return nlohmann::json::object(); }
+  // What the kernel holds of it now, read from the kernel rather than from
+  // this object (`fabriclab check`); throws std::runtime_error, saying what
+  // the kernel has instead, when it is not in place. By default the setting
+  // has nothing to read back beyond describe() (a queue lives in our own
+  // worker, whose rules are its apply()'s to verify).
+  virtual std::string read_back() const { return describe(); }
 };
 
 // Where a lab writes a setting, and so how long it holds.

@@ -85,6 +85,12 @@ class AppliedSysctl : public AppliedLinkSetting {
     return "sysctl " + a_.key + "=" + a_.value + " in " + netns_ + " (was " + before_ + ")";
   }
   uint64_t drops() const override { return 0; }
+  std::string read_back() const override {
+    const std::string now = read_in(netns_fd_, a_.key);
+    if (now != a_.value)
+      throw std::runtime_error(netns_ + ": " + a_.key + " reads " + now + ", not " + a_.value);
+    return a_.key + "=" + now + " in " + netns_;
+  }
 
  private:
   int netns_fd_;
