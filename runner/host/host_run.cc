@@ -128,33 +128,64 @@ class HostLabRun {
   }
 
   int run() {
-    StopSignals::install();
-    clean_stale_runs_and_warn();
-    remove_leftover_impairment();
+    prepare_this_host();
     // The ledger is this machine's (its own id: several runners may share a
     // machine in tests); the run id in the recording is the lead's.
     Ledger ledger(make_run_id());
-    spdlog::info("host mode: this is {} of {}, the lead is {}; control store on port {}",
-                 roster_.describe(roster_.index), roster_.hosts.size(), roster_.describe(0),
-                 options_.port);
-    store_ = std::make_unique<ControlStore>(roster_, options_.port, kJoinTimeout);
-    const nlohmann::json run = agree_on_run();
-    store_->barrier("join", kJoinTimeout, "waiting for every host to join", stop_reason());
+    const nlohmann::json run = join_the_run();
 
     RunRecorder recorder(lab_, options_.lab.output_dir, run["run_id"].get<std::string>(),
                          roster_.is_lead() ? "" : "-host" + std::to_string(roster_.index));
     Console& console = recorder.console();
     console.print(describe_roster());
     std::string backend_why;
-    // No fabric settings: host mode refuses those it cannot give (host_mode_fit.h).
-    auto backend = backend_for(scenarios_, {}, options_.lab.backend, &backend_why);
-    if (backend)
-      console.print(fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why));
+    const std::unique_ptr<netem::Backend> backend = choose_backend(console, backend_why);
     std::optional<ImpairmentGuardian> guardian;
     if (backend && backend->link_direction() == netem::Direction::kEgress)
       guardian.emplace(options_.iface);
-    // This host's own settings for --iface, read only: a lab on real hosts
-    // runs with what the machines have. Only the lead's reach run.json.
+    const NetworkSettings settings = show_own_network_settings(console);
+    record_manifest(recorder, run, backend.get(), backend_why, settings);
+    watch_ = std::make_unique<PeerWatch>(store_->another_client(), kPeerSilentLimit);
+
+    int exit_code = run_scenarios(run, backend.get(), ledger, recorder);
+    if (!leave_the_run(console)) exit_code = 1;
+    finish_recording(recorder);
+    return exit_code;
+  }
+
+ private:
+  // Signals, then what earlier runs left on this machine: their namespaces
+  // and processes, and their impairment on --iface.
+  void prepare_this_host() {
+    StopSignals::install();
+    clean_stale_runs_and_warn();
+    remove_leftover_impairment();
+  }
+
+  // Connects to the control store (the lead serves it), agrees on the run
+  // with the other hosts and waits until every one has joined.
+  nlohmann::json join_the_run() {
+    spdlog::info("host mode: this is {} of {}, the lead is {}; control store on port {}",
+                 roster_.describe(roster_.index), roster_.hosts.size(), roster_.describe(0),
+                 options_.port);
+    store_ = std::make_unique<ControlStore>(roster_, options_.port, kJoinTimeout);
+    nlohmann::json run = agree_on_run();
+    store_->barrier("join", kJoinTimeout, "waiting for every host to join", stop_reason());
+    return run;
+  }
+
+  // The impairment backend this run's scenarios need (null: none), said on
+  // the console with why it was chosen (`why`).
+  std::unique_ptr<netem::Backend> choose_backend(Console& console, std::string& why) {
+    // No fabric settings: host mode refuses those it cannot give (host_mode_fit.h).
+    auto backend = backend_for(scenarios_, {}, options_.lab.backend, &why);
+    if (backend) console.print(fmt::format("impairments: {} backend ({})\n", backend->name(), why));
+    return backend;
+  }
+
+  // This host's own settings for --iface, read only: a lab on real hosts
+  // runs with what the machines have. Only the lead's reach run.json.
+  NetworkSettings show_own_network_settings(Console& console) const {
     for (const auto& [key, value] : lab_.fabric.link_settings) {
       const HostModePolicy policy = find_link_setting(key)->in_host_mode(SettingScope::kFabric, value);
       if (policy.action == HostModeAction::kSkip) console.print(policy.reason + "\n");
@@ -164,6 +195,13 @@ class HostLabRun {
     for (const LocalRank& local : network_.local_ranks()) settings.ranks.push_back(local.rank);
     console.print("network (this host's own settings, read only):\n" +
                   describe_network_settings({settings}));
+    return settings;
+  }
+
+  // run.json's fields of a host mode run (a follower's stays local).
+  void record_manifest(RunRecorder& recorder, const nlohmann::json& run,
+                       const netem::Backend* backend, const std::string& backend_why,
+                       const NetworkSettings& settings) const {
     recorder.manifest().update({{"seed", run["seed"]},
                                 {"quick", options_.lab.quick},
                                 {"mode", "host"},
@@ -176,8 +214,24 @@ class HostLabRun {
                                 {"network",
                                  {{"backend", backend ? backend->name() : "none"},
                                   {"namespaces", network_settings_json({settings})}}}});
-    watch_ = std::make_unique<PeerWatch>(store_->another_client(), kPeerSilentLimit);
+  }
 
+  // Every scenario in turn, all hosts together: they start it at one
+  // barrier, each runs its own ranks, and the lead merges the outcomes.
+  // Returns the exit code: 1 when a scenario failed or the run stopped early.
+  int run_scenarios(const nlohmann::json& run, netem::Backend* backend, Ledger& ledger,
+                    RunRecorder& recorder) {
+    Console& console = recorder.console();
+    ScenarioContext context;  // the same for every scenario but its port
+    context.lab = &lab_;
+    context.network = &network_;
+    context.backend = backend;
+    context.ledger = &ledger;
+    context.console = &console;
+    context.run_dir = recorder.dir();
+    context.external_failure = [this] { return watch_->problem(); };
+    // The lead's seed, the same on every host: `seed:` links pick alike.
+    if (run["seed"].is_number_unsigned()) context.seed = run["seed"].get<uint64_t>();
     int exit_code = 0;
     for (size_t i = 0; i < scenarios_.size(); ++i) {
       const ScenarioDefinition& s = *scenarios_[i];
@@ -187,47 +241,60 @@ class HostLabRun {
                         "before scenario " + s.name, stop_reason());
       } catch (const std::exception& e) {
         stop_run(console, store_failure(e));
-        exit_code = 1;
-        break;
+        return 1;
       }
-      // Let every host's last barrier request come back before any host
-      // impairs the link it travels on.
-      std::this_thread::sleep_for(kSettle);
-      recorder.begin_scenario(s);
-      if (!s.every_link_setting().empty())
-        watch_->set_silent_limit(
-            std::max(kPeerSilentLimit, seconds(static_cast<int64_t>(s.deadline_s))));
-      ScenarioContext context{&lab_,
-                              &network_,
-                              backend.get(),
-                              &ledger,
-                              &console,
-                              recorder.dir(),
-                              options_.port + 1 + static_cast<int>(i),
-                              [this] { return watch_->problem(); }};
-      // The lead's seed, the same on every host: `seed:` links pick alike.
-      if (run["seed"].is_number_unsigned()) context.seed = run["seed"].get<uint64_t>();
-      const std::string skip = why_skipped_in_host_mode(s);
-      ScenarioOutcome outcome =
-          skip.empty() ? run_scenario(context, s) : skipped_in_host_mode(skip);
-      // Our impairment is gone: from here on silence means a lost host again
-      // (the others' impairments end at about the same time as ours).
-      if (!s.every_link_setting().empty()) watch_->set_silent_limit(kPeerSilentLimit);
-      if (roster_.is_lead())
-        outcome = collect(key, s, std::move(outcome));
-      else
-        post(key, outcome);
+      context.master_port = options_.port + 1 + static_cast<int>(i);
+      const ScenarioOutcome outcome = share_outcome(key, s, run_here(s, context, recorder));
       if (!recorder.end_scenario(s, outcome)) exit_code = 1;
-      // After the last scenario the other hosts leave as they finish: their
-      // silence is no longer a problem.
-      const bool last = i + 1 == scenarios_.size();
-      const std::string problem = run_problem_.empty() && !last ? watch_->problem() : run_problem_;
-      if (StopSignals::stop_requested() || !problem.empty()) {
-        stop_run(console, problem.empty() ? outcome.message : problem);
-        exit_code = 1;
-        break;
+      if (const std::optional<std::string> why = why_stop_after(i, outcome)) {
+        stop_run(console, *why);
+        return 1;
       }
     }
+    return exit_code;
+  }
+
+  // This host's part of scenario `s`: its ranks, or why host mode skips it.
+  ScenarioOutcome run_here(const ScenarioDefinition& s, const ScenarioContext& context,
+                           RunRecorder& recorder) {
+    // Let every host's last barrier request come back before any host
+    // impairs the link it travels on.
+    std::this_thread::sleep_for(kSettle);
+    recorder.begin_scenario(s);
+    if (!s.every_link_setting().empty())
+      watch_->set_silent_limit(
+          std::max(kPeerSilentLimit, seconds(static_cast<int64_t>(s.deadline_s))));
+    const std::string skip = why_skipped_in_host_mode(s);
+    ScenarioOutcome outcome = skip.empty() ? run_scenario(context, s) : skipped_in_host_mode(skip);
+    // Our impairment is gone: from here on silence means a lost host again
+    // (the others' impairments end at about the same time as ours).
+    if (!s.every_link_setting().empty()) watch_->set_silent_limit(kPeerSilentLimit);
+    return outcome;
+  }
+
+  // The scenario's outcome as the run records it: on the lead, every
+  // host's merged; a follower posts its own to the lead.
+  ScenarioOutcome share_outcome(const std::string& key, const ScenarioDefinition& s,
+                                ScenarioOutcome own) {
+    if (roster_.is_lead()) return collect(key, s, std::move(own));
+    post(key, own);
+    return own;
+  }
+
+  // Why the run ends after scenario `i` (nullopt: it goes on): Ctrl-C, or a
+  // lost host or lead.
+  std::optional<std::string> why_stop_after(size_t i, const ScenarioOutcome& outcome) const {
+    // After the last scenario the other hosts leave as they finish: their
+    // silence is no longer a problem.
+    const bool last = i + 1 == scenarios_.size();
+    const std::string problem = run_problem_.empty() && !last ? watch_->problem() : run_problem_;
+    if (!StopSignals::stop_requested() && problem.empty()) return std::nullopt;
+    return problem.empty() ? outcome.message : problem;
+  }
+
+  // Stops watching the others and says goodbye. False when this follower's
+  // lead went before taking it (and nothing else already ended the run).
+  bool leave_the_run(Console& console) {
     if (watch_) {
       for (int h : watch_->silent_hosts()) lost_hosts_.insert(h);
     }
@@ -237,20 +304,24 @@ class HostLabRun {
     const std::string lost_lead = say_goodbye();
     if (!lost_lead.empty() && run_problem_.empty()) {
       console.print(fmt::format("\nhost mode: {}\n", lost_lead));
-      exit_code = 1;
+      return false;
     }
-    if (roster_.is_lead()) {
-      recorder.finish(options_.lab.charts_in_terminal);
-    } else {
-      console.print(
-          fmt::format("\nthe lead, {}, writes the recording; this host's run directory: {}\n",
-                      roster_.describe(0), recorder.dir()));
-      recorder.finish_without_manifest();
-    }
-    return exit_code;
+    return true;
   }
 
- private:
+  // The lead writes the run's recording; a follower keeps a local run
+  // directory without run.json and says where the recording is.
+  void finish_recording(RunRecorder& recorder) const {
+    if (roster_.is_lead()) {
+      recorder.finish(options_.lab.charts_in_terminal);
+      return;
+    }
+    recorder.console().print(
+        fmt::format("\nthe lead, {}, writes the recording; this host's run directory: {}\n",
+                    roster_.describe(0), recorder.dir()));
+    recorder.finish_without_manifest();
+  }
+
   // The lead decides the run's id and seed; followers check they run the
   // same lab and scenarios (the same command on every host).
   nlohmann::json agree_on_run() {
