@@ -28,6 +28,7 @@
 #include "runner/link/link_setting.h"
 #include "runner/process/stop_signals.h"
 #include "runner/scenario/run_recorder.h"
+#include "runner/scenario/measured_limits.h"
 #include "runner/scenario/scenario_runner.h"
 #include "runner/topology/network_settings.h"
 
@@ -234,7 +235,12 @@ class HostLabRun {
     if (run["seed"].is_number_unsigned()) context.seed = run["seed"].get<uint64_t>();
     int exit_code = 0;
     for (size_t i = 0; i < scenarios_.size(); ++i) {
-      const ScenarioDefinition& s = *scenarios_[i];
+      // Limits against an earlier scenario, from this host's view of its
+      // time (the lead's is every host's merged; the hosts differ by the
+      // moments their outcomes took to travel).
+      const ResolvedLimits limits = resolve_limits(*scenarios_[i], measured_);
+      if (!limits.line.empty()) console.print("   " + limits.line + "\n");
+      const ScenarioDefinition& s = limits.scenario;
       const std::string key = "s" + std::to_string(i);
       try {
         store_->barrier(key + "/start", longest_deadline() + kOutcomeSlack,
@@ -245,6 +251,8 @@ class HostLabRun {
       }
       context.master_port = options_.port + 1 + static_cast<int>(i);
       const ScenarioOutcome outcome = share_outcome(key, s, run_here(s, context, recorder));
+      if (outcome.status == rundir::ScenarioStatus::kCompleted)
+        measured_[s.name] = outcome.ended_unix_s - outcome.started_unix_s;
       if (!recorder.end_scenario(s, outcome)) exit_code = 1;
       if (const std::optional<std::string> why = why_stop_after(i, outcome)) {
         stop_run(console, *why);
@@ -452,7 +460,8 @@ class HostLabRun {
 
   seconds longest_deadline() const {
     double longest = 0;
-    for (const auto* s : scenarios_) longest = std::max(longest, s->deadline_s);
+    for (const auto* s : scenarios_)
+      longest = std::max(longest, resolve_limits(*s, measured_).scenario.deadline_s);
     return seconds(static_cast<int64_t>(longest));
   }
 
@@ -485,6 +494,7 @@ class HostLabRun {
   std::unique_ptr<PeerWatch> watch_;
   std::string run_problem_;   // a lost host or lead: the run ends after this scenario
   std::set<int> lost_hosts_;  // the lead's: hosts whose outcome did not come, or silent at the end
+  MeasuredTimes measured_;    // completed scenarios' times, for relative limits
 };
 
 }  // namespace
