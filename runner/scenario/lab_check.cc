@@ -9,7 +9,6 @@
 #include <set>
 
 #include "common/temp_dir.h"
-#include "netem/spec.h"
 #include "runner/cast/console.h"
 #include "runner/cleanup/stale_runs.h"
 #include "runner/lab/link_plan.h"
@@ -80,10 +79,9 @@ std::vector<std::pair<int, int>> paths_of(const ScenarioDefinition& s, const Lin
 double least_rtt_ms(const LinkPlan& plan, int from, int to) {
   double ms = 0;
   for (const LinkAssignment& a : plan.assignments) {
-    if (a.key != "impair") continue;
-    const auto& spec = a.value.parsed<netem::Spec>();
+    const double delay_ms = find_link_setting(a.key)->added_delay_ms(a.value);
     for (int rank : a.ranks)
-      if (rank == from || rank == to) ms += static_cast<double>(spec.delay_us) / 1000.0;
+      if (rank == from || rank == to) ms += delay_ms;
   }
   return ms;
 }
