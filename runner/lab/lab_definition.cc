@@ -595,7 +595,8 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick_table);
     read_scenario_workload(r, *t, lab, s);
     s.baseline = r.string_at(*t, "baseline", false);
-    if (i >= written) {
+    if (i >= written) {  // its table has no settings: the sweep parsed them (sweep.h)
+      s.link_settings = points[i - written].link_settings;
       s.sweep = points[i - written].sweep;
       s.sweep_value = points[i - written].value;
     }
