@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 
 #include "runner/report/result/result_parts.h"
@@ -14,11 +15,6 @@ namespace {
 std::string megabytes(const nlohmann::json& bytes) {
   if (!bytes.is_number()) return "--";
   return fmt::format("{:.1f}", static_cast<double>(bytes.get<std::int64_t>()) / 1e6);
-}
-
-// A name the row holds (the hot uplink, the hot spine), "--" for none.
-std::string word(const nlohmann::json& name) {
-  return name.is_string() ? name.get<std::string>() : "--";
 }
 
 }  // namespace
@@ -57,11 +53,11 @@ std::string format_uplink_table(const std::vector<ScenarioSummary>& summaries) {
     for (const std::string& uplink : uplinks)
       cells.push_back(megabytes(by_uplink.is_object() ? by_uplink.value(uplink, nlohmann::json())
                                                       : nlohmann::json()));
-    cells.push_back(word(result_value(r, "hot_uplink")));
-    cells.push_back(word(result_value(r, "hot_spine")));
+    cells.push_back(result_word(r, "hot_uplink").value_or("--"));  // names the row holds
+    cells.push_back(result_word(r, "hot_spine").value_or("--"));
     for (const std::string& flow : flows) {
-      const nlohmann::json mbps = result_value(r, flow + "_mbps");
-      cells.push_back(mbps.is_number() ? fmt::format("{:.1f}", mbps.get<double>()) : "--");
+      const std::optional<double> mbps = result_number(r, flow + "_mbps");
+      cells.push_back(mbps ? fmt::format("{:.1f}", *mbps) : "--");
     }
     out += row(cells);
   }
