@@ -16,7 +16,7 @@
 #include "common/input_error.h"
 #include "common/wait_cost.h"
 #include "runner/cli/commands.h"
-#include "runner/grading/recording.h"
+#include "runner/grading/graded_run.h"
 #include "runner/report/cost_table.h"
 #include "runner/report/result/result_parts.h"
 #include "runner/report/run_directory.h"
