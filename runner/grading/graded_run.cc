@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/input_error.h"
+#include "runner/report/result/recorded_results.h"
 #include "runner/rundir/json_line.h"
 
 namespace fabriclab::runner::grading {
@@ -69,6 +70,7 @@ std::string grading_problem(const json& event) {
 
 GradedRun load_graded_run(const std::string& dir) {
   rundir::RunDirectory read = rundir::read_run(dir);
+  report::check_recorded_results(read);  // run.json damage: exit 2, as the reader's own
   GradedRun rec;
   rec.dir = dir;
   rec.run = std::move(read.manifest);

@@ -499,8 +499,7 @@ class HostLabRun {
 
 }  // namespace
 
-int run_lab_on_hosts(const HostRunOptions& options) {
-  const LabDefinition lab = load_lab(options.lab.lab_file, options.lab.quick);
+int run_lab_on_hosts(const LabDefinition& lab, const HostRunOptions& options) {
   return HostLabRun(options, lab).run();
 }
 

@@ -665,7 +665,8 @@ void read_scenarios(const LabReader& r, const toml::table& root, const ScenarioT
     ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick);
     read_scenario_workload(r, *t, lab, s);
     s.baseline = r.string_at(*t, "baseline", false);
-    if (point) {
+    if (point) {  // its table has no settings: the sweep parsed them (sweep.h)
+      s.link_settings = point->link_settings;
       s.sweep = point->sweep;
       s.sweep_value = point->value;
     }

@@ -130,8 +130,7 @@ int run_on_lab_network(const LabDefinition& lab,
 
 }  // namespace
 
-int run_lab(const LabRunOptions& options) {
-  const LabDefinition lab = load_lab(options.lab_file, options.quick);
+int run_lab(const LabDefinition& lab, const LabRunOptions& options) {
   const auto scenarios = select_scenarios(lab, options.scenarios);
   refuse_what_this_host_cannot_run(lab, scenarios);
 
