@@ -14,7 +14,7 @@
 #include "common/input_error.h"
 #include "netem/impairment.h"
 #include "runner/cli/commands.h"
-#include "runner/host/host_placement.h"
+#include "runner/host/host_roster.h"
 #include "runner/host/host_run.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/scenario/lab_run.h"
