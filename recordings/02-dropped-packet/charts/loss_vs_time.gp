@@ -20,7 +20,6 @@ set yrange [0:*]
 set offsets 0, 0, graph 0.05, 0
 plot 'clean.dat' using 2:3 with lines linewidth 2 title 'clean: no impairment', \
      'latency.dat' using 2:3 with lines linewidth 2 title 'latency: +100 ms', \
-     'loss.dat' using 2:3 with lines linewidth 2 title 'loss: +10% loss (deadline)', \
-     'both.dat' using 2:3 with lines linewidth 2 title 'both: +50 ms, +1% loss (deadline)', \
+     'loss.dat' using 2:3 with lines linewidth 2 title 'loss: +10% loss', \
      'long-steps.dat' using 2:3 with lines linewidth 2 title 'long-steps: +100 ms, tuned', \
      'long-steps-linux.dat' using 2:3 with lines linewidth 2 title 'long-steps-linux: +100 ms, default'

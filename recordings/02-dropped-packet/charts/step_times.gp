@@ -17,11 +17,10 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [165.969:11795.608]
+set yrange [193.923:11161.680]
 set ytics (200, 500, 1000, 2000, 5000, 10000)
 plot 'clean.dat' using 1:4 with lines linewidth 2 title 'clean: no impairment', \
      'latency.dat' using 1:4 with lines linewidth 2 title 'latency: +100 ms', \
-     'loss.dat' using 1:4 with lines linewidth 2 title 'loss: +10% loss (deadline)', \
-     'both.dat' using 1:4 with lines linewidth 2 title 'both: +50 ms, +1% loss (deadline)', \
+     'loss.dat' using 1:4 with lines linewidth 2 title 'loss: +10% loss', \
      'long-steps.dat' using 1:4 with lines linewidth 2 title 'long-steps: +100 ms, tuned', \
      'long-steps-linux.dat' using 1:4 with lines linewidth 2 title 'long-steps-linux: +100 ms, default'
