@@ -17,8 +17,8 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [12.418:4178.665]
-set ytics (20, 50, 100, 200, 500, 1000, 2000)
+set yrange [9.973:840.114]
+set ytics (10, 20, 50, 100, 200, 500)
 plot 'small-2.dat' using 1:4 with lines linewidth 2 title 'small-2: 1 MB gradient, 2 ranks', \
      'medium-2.dat' using 1:4 with lines linewidth 2 title 'medium-2: 4 MB gradient, 2 ranks', \
      'large-2.dat' using 1:4 with lines linewidth 2 title 'large-2: 16 MB gradient, 2 ranks', \
