@@ -23,12 +23,13 @@
 #include "runner/process/process.h"
 #include "runner/process/stop_signals.h"
 #include "runner/cast/console.h"
-#include "runner/report/result/uplink_load.h"
 #include "runner/scenario/counter_sample.h"
 #include "runner/scenario/flow_probe.h"
 #include "runner/scenario/job_places.h"
+#include "runner/scenario/live_line.h"
 #include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/neighbour_flow.h"
+#include "runner/scenario/rank_state.h"
 #include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
 
@@ -52,12 +53,6 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-std::string human_bytes(double bytes) {
-  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
-  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
-  return fmt::format("{:.0f} kB", bytes / 1e3);
-}
-
 std::string last_line_of(const std::string& path) {
   std::ifstream in(path);
   std::string line, last;
@@ -66,24 +61,6 @@ std::string last_line_of(const std::string& path) {
   }
   return last;
 }
-
-// What the live view and the watchdog know about one rank.
-struct RankState {
-  int rank = 0;  // global rank
-  std::unique_ptr<MetricsTail> tail;
-  std::string log_path;
-  int64_t last_step = 0;
-  double last_loss = 0;
-  double last_step_ms = 0;
-  double last_busbw = -1;  // GB/s of the last size; -1: not an allreduce sweep
-  int64_t planned_steps = 0;
-  bool finished = false;  // its `final` event came: it only has to exit
-  // Its steps after the first (the first carries the warm-up): time in
-  // them, and time of it blocked in the allreduce -- the share the per-rank
-  // table reports after the run, live.
-  double stepped_ms = 0;
-  double waited_ms = 0;
-};
 
 uint64_t drops_of(const std::vector<std::unique_ptr<AppliedLinkSetting>>& settings) {
   uint64_t drops = 0;
@@ -96,20 +73,6 @@ nlohmann::json sample_of(std::vector<std::unique_ptr<AppliedLinkSetting>>& setti
   nlohmann::json merged = nlohmann::json::object();
   for (auto& applied : settings) merged.update(applied->sample());
   return merged;
-}
-
-// " marks 12 paused 340 ms depth 48 kB": the queues' story, live; "" without one.
-std::string queue_status(const nlohmann::json& queues) {
-  if (queues.empty()) return "";
-  uint64_t marked = 0, depth = 0;
-  double paused_ms = 0;
-  for (const auto& [rank, port] : queues.items()) {
-    marked += port.value("marked", uint64_t{0});
-    paused_ms += port.value("paused_ms", 0.0);
-    depth = std::max(depth, port.value("window_max_bytes", uint64_t{0}));
-  }
-  return fmt::format("  marks {}  paused {:.0f} ms  queue {}", marked, paused_ms,
-                     human_bytes(static_cast<double>(depth)));
 }
 
 class ScenarioRun {
@@ -440,21 +403,7 @@ class ScenarioRun {
   void collect_events() {
     for (RankState& st : states_) {
       for (auto& event : st.tail->read_new()) {
-        const std::string kind = event.value("event", "");
-        if (kind == "step") {
-          st.last_step = event.value("step", int64_t{0});
-          st.last_loss = event.value("loss", 0.0);
-          st.last_step_ms = event.value("step_ms", 0.0);
-          st.last_busbw = event.value("busbw", -1.0);
-          if (st.last_step > 1) {
-            st.stepped_ms += st.last_step_ms;
-            st.waited_ms += event.value("comm_ms", 0.0);
-          }
-        } else if (kind == "start") {
-          st.planned_steps = event.value("steps", int64_t{0});
-        } else if (kind == "final") {
-          st.finished = true;
-        }
+        st.take(event);
         event["scenario"] = s_.name;
         outcome_.events.push_back(std::move(event));
       }
@@ -469,11 +418,7 @@ class ScenarioRun {
     add_event("counters", counters_event_fields(last_));
   }
 
-  int64_t steps_done() const {
-    int64_t done = states_.empty() ? 0 : states_.front().last_step;
-    for (const RankState& st : states_) done = std::min(done, st.last_step);
-    return done;
-  }
+  int64_t steps_done() const { return runner::steps_done(states_); }
 
   // From the ranks' start events; before any rank starts (it may never,
   // if it cannot rendezvous), from the lab's parameters when they say.
@@ -485,50 +430,7 @@ class ScenarioRun {
   }
 
   void show_progress(double elapsed_s) {
-    const int64_t done = steps_done();
-    const int64_t total = planned();
-    std::string eta = "--";
-    if (done > 0 && total > done) eta = fmt::format("{:.0f} s", elapsed_s / done * (total - done));
-    const RankState& r0 = states_.front();
-    // An allreduce sweep trains nothing: its figure is the last size's busbw.
-    const std::string figure = r0.last_busbw >= 0
-                                   ? fmt::format("busbw {:.4f} GB/s", r0.last_busbw)
-                                   : fmt::format("loss {:.3f}", r0.last_loss);
-    c_.console->status_line(fmt::format(
-        "  {:<10} step {:>4}/{:<4} {}  {:>6.0f} ms/step  {:>5.1f} s  ETA {:>5}  "
-        "retx {}  drops {}{}  link {}{}{}",
-        s_.name, done, total, figure, r0.last_step_ms, elapsed_s, eta, last_.retransmits,
-        last_.drops, queue_status(last_.queues),
-        human_bytes(static_cast<double>(last_.link_bytes())), hot_uplink(), waits()));
-  }
-
-  // "  hot uplink tor0-spine1 12.0 MB (71%)": on a fabric with routers, the
-  // ToR-spine link that has carried the most since the scenario began.
-  std::string hot_uplink() const {
-    std::map<std::string, std::int64_t> bytes_by_uplink;
-    for (const auto& [link, counters] : last_.links) {
-      if (!counters.uplink) continue;
-      bytes_by_uplink[link] =
-          static_cast<std::int64_t>(counters.counters.tx_bytes + counters.counters.rx_bytes);
-    }
-    const report::UplinkLoad load = report::uplink_load(bytes_by_uplink);
-    if (!load.hottest_share) return "";
-    return fmt::format("  hot uplink {} {} ({:.0f}%)", *load.hottest,
-                       human_bytes(static_cast<double>(load.hottest_bytes)),
-                       100.0 * *load.hottest_share);
-  }
-
-  // "  waiting r0 64% r1 3% ...": each rank's share of its steps spent in
-  // the allreduce, for jobs of 3 ranks or more (with two, both wait alike);
-  // the straggler is the rank that barely waits.
-  std::string waits() const {
-    if (states_.size() < 3) return "";
-    std::string out = "  waiting";
-    for (const RankState& st : states_) {
-      if (st.stepped_ms <= 0) return "";
-      out += fmt::format(" r{} {:.0f}%", st.rank, st.waited_ms / st.stepped_ms * 100);
-    }
-    return out;
+    c_.console->status_line(live_line(s_.name, states_, planned(), elapsed_s, last_));
   }
 
   void stop_ranks() {
