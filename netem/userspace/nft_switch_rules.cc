@@ -5,13 +5,16 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter_bridge.h>
+#include <sched.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 
 #include "common/input_error.h"
 #include "common/scoped_netns.h"
@@ -87,6 +90,18 @@ void add_ce_rule(nft::Transaction& tx, int family, const std::string& table) {
   add_rule(tx, family, table, "ce", exprs);
 }
 
+// What is missing and what to run, root or rootless alike (a user namespace
+// loads no module: the owner of the machine runs these once).
+std::string no_switch_queue(int bridge_err) {
+  return "the switch's port queue needs the kernel to queue bridged packets to userspace: "
+         "nftables' bridge family answered \"" + std::string(std::strerror(bridge_err)) +
+         "\" to `queue` (nft_queue, CONFIG_NFT_QUEUE), and br_netfilter, the other way, is not "
+         "loaded. Either make nft_queue available (`sudo modprobe nft_queue` if it exists as a "
+         "module; kernels without CONFIG_NFT_QUEUE need a rebuild), or run `sudo modprobe "
+         "br_netfilter` once -- which makes every bridge of this machine pass its traffic "
+         "through iptables until it is unloaded, so fabriclab never loads it itself";
+}
+
 int commit_rules(mnl_socket* socket, int family, const std::string& table,
                  const std::vector<in_addr>& ports, uint16_t queue_num) {
   const bool bridge = family == NFPROTO_BRIDGE;
@@ -132,14 +147,7 @@ NftSwitchRules::NftSwitchRules(int netns_fd, const std::vector<std::string>& por
     if (before.empty()) {
       mnl_socket_close(socket_);
       socket_ = nullptr;
-      throw std::runtime_error(
-          "the switch's port queue needs the kernel to queue bridged packets to userspace: "
-          "nftables' bridge family answered \"" + std::string(std::strerror(bridge_err)) +
-          "\" to `queue` (nft_queue, CONFIG_NFT_QUEUE), and br_netfilter, the other way, is not "
-          "loaded. Either make nft_queue available (`sudo modprobe nft_queue` if it exists as a "
-          "module; kernels without CONFIG_NFT_QUEUE need a rebuild), or run `sudo modprobe "
-          "br_netfilter` once -- which makes every bridge of this machine pass its traffic "
-          "through iptables until it is unloaded, so fabriclab never loads it itself");
+      throw std::runtime_error(no_switch_queue(bridge_err));
     }
     family_ = NFPROTO_IPV4;
     if (before != "1") {
@@ -168,6 +176,53 @@ NftSwitchRules::NftSwitchRules(int netns_fd, const std::vector<std::string>& por
              "CONFIG_NETFILTER_XT_TARGET_NFQUEUE)";
     throw std::runtime_error(msg);
   }
+}
+
+bool switch_queue_usable(std::string* why) {
+  bool usable = false;
+  std::string reason;
+  // A thread of its own in a fresh namespace: the probe's bridge-nf setting
+  // is that namespace's, and the namespace vanishes with the thread.
+  std::thread probe([&] {
+    if (unshare(CLONE_NEWNET) != 0) {
+      reason = std::string("cannot create a network namespace to probe: ") + std::strerror(errno);
+      return;
+    }
+    mnl_socket* s = nullptr;
+    try {
+      s = nft::open_nft_socket();
+    } catch (const std::exception& e) {
+      reason = e.what();
+      return;
+    }
+    // The real rules in a transaction that ends in a deliberate error
+    // (deleting a table that does not exist): validated, nothing kept.
+    const in_addr port{htonl(0x0a000001)};
+    const std::string table = "fabriclab_probe_" + std::to_string(::getpid());
+    nft::Transaction tx(1);
+    nft::add_table(tx, table, NFPROTO_BRIDGE, true);
+    nft::add_base_chain(tx, table, NFPROTO_BRIDGE, "ports", NF_BR_FORWARD, kPortsPriority);
+    nft::add_base_chain(tx, table, NFPROTO_BRIDGE, "ce", NF_BR_POST_ROUTING, 0);
+    add_port_rule(tx, NFPROTO_BRIDGE, table, port, 16000);
+    add_ce_rule(tx, NFPROTO_BRIDGE, table);
+    nft::add_table(tx, table + "_absent", NFPROTO_BRIDGE, false);
+    const uint32_t deliberate = tx.last_seq();
+    const nft::Transaction::Outcome outcome = tx.commit(s);
+    mnl_socket_close(s);
+    if (outcome.error == ENOENT && outcome.failed_seq == deliberate) {
+      usable = true;
+      reason = "nftables' bridge family queues bridged packets (nft_queue): nothing to load";
+    } else if (!read_setting(kBridgeCallIptables).empty()) {
+      usable = true;
+      reason = "no native queue in the bridge family (" + std::string(std::strerror(outcome.error)) +
+               "); br_netfilter is there (built in or loaded), the switch queues through it";
+    } else {
+      reason = no_switch_queue(outcome.error);
+    }
+  });
+  probe.join();
+  if (why) *why = reason;
+  return usable;
 }
 
 NftSwitchRules::~NftSwitchRules() {

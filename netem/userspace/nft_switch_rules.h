@@ -55,6 +55,11 @@ constexpr uint32_t kCeMark = 0x0fab0000;
 // The table: "fabriclab_switch_<queue number>" (one per switch worker).
 std::string switch_table_name(uint16_t queue_num);
 
+// True when a switch's port queue can be built here (either way above),
+// probed in a throwaway namespace; `why` says which way, or what is missing
+// and what to run. (`fabriclab doctor`'s "switch queue" check.)
+bool switch_queue_usable(std::string* why);
+
 class NftSwitchRules {
  public:
   // netns_fd: the switch's namespace (-1: the caller's). Port addresses: IPv4.

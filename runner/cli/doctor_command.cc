@@ -14,6 +14,7 @@
 
 #include "common/input_error.h"
 #include "netem/backend_probe.h"
+#include "netem/userspace/nft_switch_rules.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/doctor_checks.h"
 #include "trainer/dense_layer.h"
@@ -95,6 +96,14 @@ CheckResult userspace_backend() {
           "see the detail; needed only where the kernel lacks sch_netem"};
 }
 
+// Only labs with a switch port queue (lab 08) need it: a warning, not a failure.
+CheckResult switch_queue() {
+  std::string why;
+  if (netem::userspace::switch_queue_usable(&why)) return {CheckStatus::kOk, why, ""};
+  return {CheckStatus::kWarn, "a switch's port queue (lab 08) cannot be built here",
+          why};
+}
+
 CheckResult some_backend() {
   bool netem_works = false, userspace_works = false;
   for (const netem::BackendProbe& probe : netem::probe_backends()) {
@@ -152,6 +161,7 @@ void register_builtin_checks() {
       {"sch_netem", false, sch_netem},
       {"userspace backend", false, userspace_backend},
       {"impairment backend", true, some_backend},
+      {"switch queue", false, switch_queue},
       {"tc", false, tool("tc", "reference client; fixtures and tests", "iproute2")},
       {"strace", false, tool("strace", "byte-for-byte comparison with tc", "strace")},
       {"ping", false, tool("ping", "RTT checks in tests and labs", "iputils-ping")},
