@@ -12,13 +12,19 @@
 #      out) and nothing may be left behind. Under TCG the job itself makes no
 #      step while the neighbour floods the port (one emulated CPU: README.md),
 #      so the scenario ends STALLED at its stall limit; that is accepted.
-#   3. the host's side untouched: br_netfilter not loaded by any of it
+#   3. `fabriclab doctor`'s switch queue check must say the bridge family
+#      (nft_queue, loaded on demand), and the switch's own test of it
+#      (netem_switch_worker_test's probe test) must pass: the switch's table
+#      is a bridge-family one.
+#   4. the host's side untouched: br_netfilter not loaded by any of it
 #      (fabriclab's switch queues bridged packets from nftables' bridge family).
 # Then which modules loaded on demand (modules-report.sh).
-#   usage: stock-labs.sh BUILD_DIR [SCALE]      (from the source tree; SCALE 2)
+#   usage: stock-labs.sh BUILD_DIR [SCALE]      (SCALE 2)
 build="${1:?usage: stock-labs.sh BUILD_DIR [SCALE]}"
 scale="${2:-2}"
-here="$(dirname "$0")"
+here="$(cd "$(dirname "$0")" && pwd)"
+build="$(cd "$build" && pwd)"
+cd "$here/../.." || exit 1   # the source tree: labs/ (ctest starts in the build tree)
 failed=0
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 ok() { echo "ok: $*"; }
@@ -51,6 +57,16 @@ marks=$(awk '$1 == "ecn" && $2 == "step" { for (i = 3; i < NF; i++) if ($i == "m
              END { print m + 0 }' /tmp/lab08.log)
 [ "$marks" -gt 0 ] && ok "the switch port marked $marks packets (queued from the bridge, CE set)" ||
   fail "the switch port marked no packet (no queue on the bridge?)"
+
+echo "==== the switch queue's way"
+line=$("$build/fabriclab" doctor 2>&1 | grep 'switch queue')
+echo "$line"
+echo "$line" | grep -q 'bridge family queues' && ok "doctor: the switch queues from the bridge family" ||
+  fail "doctor's switch queue check does not name the bridge family"
+"$build/tests/netem/userspace/netem_switch_worker_test" --gtest_filter='*TheProbeNamesTheWay*' \
+  --gtest_color=no > /tmp/switch-probe.log 2>&1 && grep -q '^\[  PASSED  \] 1 test' /tmp/switch-probe.log &&
+  ok "the switch's table is a bridge-family one (netem_switch_worker_test's probe test)" ||
+  { cat /tmp/switch-probe.log; fail "netem_switch_worker_test's probe test"; }
 
 echo "==== br_netfilter"
 if grep -q '^br_netfilter ' /proc/modules; then
