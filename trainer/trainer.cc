@@ -131,6 +131,9 @@ void validate(const TrainOptions& o) {
                      std::to_string(o.compute_slowdown));
   }
   if (o.slow_rank < -1) throw InputError("--slow-rank must be a rank (or -1: every rank)");
+  if (!(o.step_compute_ms >= 0 && o.step_compute_ms <= 600000))
+    throw InputError("--step-compute-ms must be in [0, 600000], got " +
+                     std::to_string(o.step_compute_ms));
 }
 
 namespace {
@@ -154,7 +157,8 @@ class TrainingRun {
         // One process has no network to measure; otherwise the interface Gloo binds to.
         wire_(group_ ? lab_interface(rv_.iface, rv_.bind_addr) : ""),
         optimizer_(model_->parameters(), torch::optim::SGDOptions(o.lr).momentum(o.momentum)),
-        slowed_(o.compute_slowdown > 1 && (o.slow_rank < 0 || o.slow_rank == rv_.rank)) {
+        slowed_(o.compute_slowdown > 1 && (o.slow_rank < 0 || o.slow_rank == rv_.rank)),
+        padded_(slowed_ || o.step_compute_ms > 0) {
     try {
       sync_.broadcast_parameters();
     } catch (const std::exception& e) {
@@ -214,7 +218,7 @@ class TrainingRun {
     torch::Tensor loss = torch::nn::functional::cross_entropy(
         model_->forward(data_.train.images.index_select(0, index)),
         data_.train.labels.index_select(0, index));
-    const double slowed_ms = slowed_ ? sleep_as_slow_worker(ms_since(step_start)) : 0;
+    const double slowed_ms = padded_ ? sleep_out_emulated_compute(ms_since(step_start)) : 0;
     const auto backward_start = Clock::now();
     loss.backward();
     last_backward_ms_ = ms_since(backward_start);
@@ -236,7 +240,7 @@ class TrainingRun {
                                   {"comm_ms", comm_ms},
                                   {"bytes", group_ ? sync_.bytes_per_step() : 0},
                                   {"samples", index.size(0)}};
-    if (slowed_) step_fields["slowed_ms"] = slowed_ms;
+    if (padded_) step_fields["slowed_ms"] = slowed_ms;
     step_fields.update(wire_.since_start());
     metrics_.write("step", step_fields);
     if (o_.log_every > 0 && (step % o_.log_every == 0 || step == 1)) {
@@ -300,14 +304,19 @@ class TrainingRun {
     }
   }
 
-  // A slow worker sleeps (F-1) x its compute inside the step, sized on this
-  // step's forward and the step before's backward (the first step guesses
-  // the backward at 2x the forward). Returns the time it slept.
-  double sleep_as_slow_worker(double forward_ms) {
+  // The emulated part of a step's compute, slept after the forward pass and
+  // sized on this step's forward and the step before's backward (the first
+  // step guesses the backward at 2x the forward): up to the accelerator's
+  // compute time (step_compute_ms), then a slow worker's (F-1) x that.
+  // Returns the time it slept.
+  double sleep_out_emulated_compute(double forward_ms) {
     const double backward_ms = last_backward_ms_ >= 0 ? last_backward_ms_ : 2 * forward_ms;
+    const double real_ms = forward_ms + backward_ms;
+    const double compute_ms = std::max(real_ms, o_.step_compute_ms);
+    const double factor = slowed_ ? o_.compute_slowdown : 1;
     const auto sleep_start = Clock::now();
-    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
-        (o_.compute_slowdown - 1) * (forward_ms + backward_ms)));
+    std::this_thread::sleep_for(
+        std::chrono::duration<double, std::milli>(factor * compute_ms - real_ms));
     return ms_since(sleep_start);
   }
 
@@ -323,6 +332,7 @@ class TrainingRun {
   WireBytes wire_;
   torch::optim::SGD optimizer_;
   const bool slowed_;
+  const bool padded_;  // some of each step's compute is slept (above)
   Clock::time_point run_start_;
   torch::Tensor shard_;
   double last_loss_ = 0, last_accuracy_ = -1, comm_total_ms_ = 0;

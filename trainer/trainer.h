@@ -41,6 +41,15 @@ struct TrainOptions {
   // the CPU to the other ranks, as a slow GPU would.
   double compute_slowdown = 1;
   int slow_rank = -1;
+  // An accelerator's compute time per step, which does not depend on the
+  // CPU the lab runs on (0 = none: the step computes as fast as this CPU
+  // does). Each step's forward and backward pass take at least this long:
+  // a rank that computed faster sleeps the rest after its forward pass, as
+  // the slow worker does. A stand-in for a GPU: it keeps a lab's ratio of
+  // compute to network, which its lesson depends on, the same on a fast or
+  // a slow CPU, and leaves the CPU to the network stack as a GPU would.
+  // The slow worker's factor applies on top.
+  double step_compute_ms = 0;
   Rendezvous rendezvous;
 };
 

@@ -35,6 +35,7 @@ inline CLI::Validator positive_number(bool zero_ok = false) {
 
 void add_train_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_check_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_netem_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);

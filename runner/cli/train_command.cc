@@ -113,6 +113,12 @@ void add_train_command(CLI::App& app) {
                   "after the forward pass; see --slow-rank)")
       ->check(CLI::Range(1.0, 100.0))
       ->capture_default_str();
+  cmd->add_option("--step-compute-ms", options->step_compute_ms,
+                  "An accelerator's compute time per step: each step's forward and backward "
+                  "take at least this long (the rest slept after the forward pass; 0 = as fast "
+                  "as this CPU computes)")
+      ->check(CLI::Range(0.0, 600000.0))
+      ->capture_default_str();
   cmd->add_option("--slow-rank", options->slow_rank,
                   "The rank that --compute-slowdown slows (-1: every rank)")
       ->capture_default_str();

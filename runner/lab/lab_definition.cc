@@ -30,7 +30,8 @@ namespace {
 
 // The keys of a [[scenario]] besides its per-link settings (link_setting.h).
 const std::set<std::string> kScenarioKeys = {"name",    "condition", "links",    "deadline_s",
-                                             "stall_s", "workload",  "baseline", "ranks",
+                                             "stall_s", "deadline",  "stall",
+                                             "workload",  "baseline", "ranks",
                                              "override", "flow_probe_s", "neighbours",
                                              "placement"};
 
@@ -378,6 +379,16 @@ std::vector<int> read_placement(const LabReader& r, const toml::table& t, int ho
   return placement;
 }
 
+// `deadline = "6x clean"` (relative_limit.h); none when the key is absent.
+RelativeLimit relative_limit_at(const LabReader& r, const toml::table& t, const std::string& key) {
+  const std::string text = r.string_at(t, key, false);
+  if (text.empty() && !t.get(key)) return {};
+  std::string why;
+  const std::optional<RelativeLimit> limit = parse_relative_limit(text, &why);
+  if (!limit) r.fail(t.get(key), key, why);
+  return *limit;
+}
+
 ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int ranks,
                                  const toml::table* quick) {
   std::set<std::string> known = kScenarioKeys;
@@ -416,6 +427,8 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
   s.flow_probe_s = static_cast<int>(r.integer_at(t, "flow_probe_s", 0, 0, 600));
   s.deadline_s = r.number_at(t, "deadline_s", s.deadline_s, 1, 86400);
   s.stall_s = r.number_at(t, "stall_s", s.stall_s, 1, 86400);
+  s.deadline = relative_limit_at(r, t, "deadline");
+  s.stall = relative_limit_at(r, t, "stall");
   if (quick) {
     s.deadline_s = r.number_at(*quick, "deadline_s", s.deadline_s, 1, 86400);
     s.stall_s = r.number_at(*quick, "stall_s", s.stall_s, 1, 86400);
@@ -431,7 +444,8 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
 // same job on a worse machine, as a slow link is the same job on a worse
 // network).
 bool same_job(const WorkloadDefinition& a, const WorkloadDefinition& b) {
-  static const std::set<std::string> kMachine = {"compute_slowdown", "slow_rank"};
+  static const std::set<std::string> kMachine = {"compute_slowdown", "slow_rank",
+                                                  "step_compute_ms"};
   auto job = [&](const WorkloadDefinition& w) {
     std::map<std::string, std::string> params;
     for (const auto& [key, value] : w.params)
@@ -439,6 +453,24 @@ bool same_job(const WorkloadDefinition& a, const WorkloadDefinition& b) {
     return params;
   };
   return a.kind == b.kind && job(a) == job(b);
+}
+
+// A relative limit multiplies the time of a scenario that has run before it.
+void check_relative_limits(const LabReader& r, const std::vector<const toml::table*>& tables,
+                           const LabDefinition& lab) {
+  for (size_t i = 0; i < lab.scenarios.size(); ++i) {
+    const ScenarioDefinition& s = lab.scenarios[i];
+    for (const auto& [key, limit] : {std::pair{"deadline", &s.deadline}, {"stall", &s.stall}}) {
+      if (!limit->set()) continue;
+      std::vector<std::string> earlier;
+      for (size_t j = 0; j < i; ++j) earlier.push_back(lab.scenarios[j].name);
+      if (std::find(earlier.begin(), earlier.end(), limit->scenario) == earlier.end())
+        r.fail(tables[i]->get(key), key,
+               "expected a scenario that runs before this one (" +
+                   (earlier.empty() ? std::string("none does") : join(earlier)) + "), got '" +
+                   limit->scenario + "'");
+    }
+  }
 }
 
 // A slowdown compares one job under two networks, so a baseline must run
@@ -612,6 +644,7 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     lab.scenarios.push_back(std::move(s));
   }
   resolve_baselines(r, tables, lab);
+  check_relative_limits(r, tables, lab);
   lab.exercises = read_exercises(lab_toml, root, lab.scenario_names());
   return lab;
 }

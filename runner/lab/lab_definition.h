@@ -16,6 +16,7 @@
 
 #include "runner/lab/exercise.h"
 #include "runner/lab/neighbour_flow_spec.h"
+#include "runner/lab/relative_limit.h"
 #include "runner/link/setting_value.h"
 #include "runner/workload/workload.h"
 
@@ -50,6 +51,11 @@ struct ScenarioDefinition {
   std::vector<LinkOverride> overrides;   // in lab.toml's order; later ones win
   double deadline_s = 120;
   double stall_s = 20;
+  // `deadline = "6x clean"`, `stall = "2x clean"`: limits against an earlier
+  // scenario's measured time, which win over the seconds above when that
+  // scenario completed in this run (relative_limit.h).
+  RelativeLimit deadline;
+  RelativeLimit stall;
   // `workload = { batch = 2432, steps = 8 }`: parameters this scenario runs
   // with instead of the lab's (as written), and the lab's workload with them
   // applied -- what its ranks run.

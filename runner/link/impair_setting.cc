@@ -10,13 +10,27 @@ namespace {
 
 class AppliedImpairment : public AppliedLinkSetting {
  public:
-  explicit AppliedImpairment(std::unique_ptr<netem::Applied> applied)
-      : applied_(std::move(applied)) {}
+  AppliedImpairment(std::unique_ptr<netem::Applied> applied, netem::Backend* backend,
+                    netem::Target target)
+      : applied_(std::move(applied)), backend_(backend), target_(std::move(target)) {}
   std::string describe() const override { return applied_->describe(); }
   uint64_t drops() const override { return applied_->stats().drops; }
+  // What the backend finds of its own on the device when it lists it from
+  // the kernel (a dry run of its leftovers sweep: netem's root qdisc, the
+  // userspace backend's nft table).
+  std::string read_back() const override {
+    const netem::Leftovers found = backend_->remove_leftovers(target_, /*dry_run=*/true);
+    std::string text;
+    for (const std::string& line : found.actions) text += (text.empty() ? "" : "; ") + line;
+    if (!found.ok || found.removed.empty())
+      throw std::runtime_error("not on " + target_.device + " as the kernel lists it: " + text);
+    return text;
+  }
 
  private:
   std::unique_ptr<netem::Applied> applied_;
+  netem::Backend* backend_;
+  netem::Target target_;
 };
 
 class ImpairSetting : public LinkSettingKind {
@@ -41,7 +55,8 @@ class ImpairSetting : public LinkSettingKind {
     std::vector<std::unique_ptr<AppliedLinkSetting>> applied;
     for (const netem::Target& target :
          network.impairment_targets(link_ranks, backend->link_direction())) {
-      applied.push_back(std::make_unique<AppliedImpairment>(backend->apply(target, spec)));
+      applied.push_back(
+          std::make_unique<AppliedImpairment>(backend->apply(target, spec), backend, target));
     }
     return applied;  // on a throw above, the ones applied so far are removed here
   }

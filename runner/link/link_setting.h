@@ -58,6 +58,12 @@ class AppliedLinkSetting {
   // settings that count nothing but drops. Not const: a sample may reset a
   // window (the deepest queue since the previous sample).
   virtual nlohmann::json sample() { return nlohmann::json::object(); }
+  // What the kernel holds of it now, read from the kernel rather than from
+  // this object (`fabriclab check`); throws std::runtime_error, saying what
+  // the kernel has instead, when it is not in place. By default the setting
+  // has nothing to read back beyond describe() (a queue lives in our own
+  // worker, whose rules are its apply()'s to verify).
+  virtual std::string read_back() const { return describe(); }
 };
 
 // Where a lab writes a setting, and so how long it holds.
@@ -118,6 +124,10 @@ class LinkSettingKind {
   // True when the netem backend applies `value` without sch_netem (a rate
   // alone: the kernel's tbf), which decides the backend "auto" picks.
   virtual bool shapes_without_sch_netem(const SettingValue& /*value*/) const { return false; }
+  // What this host would refuse of `value`, known before any namespace
+  // exists: a sentence naming the host's setting and how to change it
+  // ("" = nothing). `run` and `check` refuse the lab on it before building.
+  virtual std::string host_refusal(const SettingValue& /*value*/) const { return ""; }
   // A fabric-scope value as `fabriclab topo` shows it; "" = not shown.
   virtual std::string describe_on_fabric(const SettingValue& /*value*/) const { return ""; }
   // Sets `value` on the links of `link_ranks` (a link "rN" carries the

@@ -85,6 +85,12 @@ class AppliedSysctl : public AppliedLinkSetting {
     return "sysctl " + a_.key + "=" + a_.value + " in " + netns_ + " (was " + before_ + ")";
   }
   uint64_t drops() const override { return 0; }
+  std::string read_back() const override {
+    const std::string now = read_in(netns_fd_, a_.key);
+    if (now != a_.value)
+      throw std::runtime_error(netns_ + ": " + a_.key + " reads " + now + ", not " + a_.value);
+    return a_.key + "=" + now + " in " + netns_;
+  }
 
  private:
   int netns_fd_;
@@ -123,6 +129,29 @@ class SysctlSetting : public LinkSettingKind {
     return SettingValue(text, std::move(assignments));
   }
   bool needs_backend() const override { return false; }
+
+  // A namespace other than the host's own may only pick a congestion
+  // control from the host-wide list (the kernel answers EPERM otherwise,
+  // root or not), and that list is the host's to change, not ours.
+  std::string host_refusal(const SettingValue& value) const override {
+    static const char kAllowed[] = "net.ipv4.tcp_allowed_congestion_control";
+    for (const Assignment& a : value.parsed<std::vector<Assignment>>()) {
+      if (a.key != "net.ipv4.tcp_congestion_control") continue;
+      std::ifstream in(proc_path(kAllowed));
+      std::string allowed;
+      std::getline(in, allowed);
+      std::istringstream words(allowed);
+      std::string word;
+      bool listed = false;
+      while (words >> word) listed = listed || word == a.value;
+      if (listed) continue;
+      return "the lab runs its namespaces with " + a.key + "=" + a.value + ", but this host " +
+             "lets a namespace choose only from " + kAllowed + " = \"" + allowed +
+             "\". As root, add it: sysctl -w " + kAllowed + "=\"" + allowed + " " + a.value +
+             "\" (after `modprobe tcp_" + a.value + "` if it is a module)";
+    }
+    return "";
+  }
 
   std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue& value,
                                                          const std::vector<int>& link_ranks,

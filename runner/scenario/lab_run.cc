@@ -14,6 +14,9 @@
 #include "runner/ledger/run_id.h"
 #include "runner/link/link_setting.h"
 #include "runner/process/stop_signals.h"
+#include "runner/scenario/host_preflight.h"
+#include "runner/scenario/lab_network_up.h"
+#include "runner/scenario/measured_limits.h"
 #include "runner/scenario/run_recording.h"
 #include "runner/scenario/scenario_runner.h"
 #include "runner/topology/lab_network.h"
@@ -82,36 +85,6 @@ std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefi
 
 namespace {
 
-// The lab's fabric-scope settings ([topology]: the ranks' namespaces'
-// kernel settings, the fabric's own links), in force for the whole lab, set
-// before anything reads the network back. The log names the run's backend
-// after the ranks' own settings and before the links it shapes; run.json's
-// `fabric_links` holds each shaped link's setting.
-struct FabricSettings {
-  std::vector<AppliedToFabric> applied;  // destroyed before the namespaces go
-  nlohmann::json links = nlohmann::json::object();
-};
-
-FabricSettings apply_fabric_settings(const LabDefinition& lab, const Topology& topology,
-                                     const LabNetwork& network, netem::Backend* backend,
-                                     const std::string& backend_line, Console& console) {
-  FabricSettings fabric;
-  for (const std::string& key : link_setting_keys(SettingScope::kFabric)) {
-    const auto value = lab.fabric.link_settings.find(key);
-    if (value == lab.fabric.link_settings.end()) continue;
-    const LinkSettingKind& setting = *find_link_setting(key);
-    fabric.applied.push_back(setting.apply_to_fabric(
-        value->second, topology, network, setting.needs_backend() ? backend : nullptr));
-    if (!fabric.applied.back().record.is_null()) fabric.links[key] = fabric.applied.back().record;
-  }
-  for (const AppliedToFabric& a : fabric.applied)
-    if (a.record.is_null()) console.print(a.line + "\n");
-  if (!backend_line.empty()) console.print(backend_line);
-  for (const AppliedToFabric& a : fabric.applied)
-    if (!a.record.is_null()) console.print(a.line + "\n");
-  return fabric;
-}
-
 // The lab network, its scenarios, and its removal (every owner below
 // unwinds on an exception, so nothing of it outlives this call).
 int run_on_lab_network(const LabDefinition& lab,
@@ -119,25 +92,8 @@ int run_on_lab_network(const LabDefinition& lab,
                        const LabRunOptions& options, const std::string& run_id,
                        RunRecording& recording) {
   Console& console = recording.console();
-  Ledger ledger(run_id);
-  std::unique_ptr<Topology> topology = Topology::build(
-      {lab.ranks, run_id, "10.77.0.0", lab.fabric.kind, lab.fabric.segmentation_offload}, ledger);
-  console.print(topology->describe() + "\n");
-  fault_point("topology_built");
-  const NamespaceNetwork network(*topology);
-
-  std::string backend_why;
-  std::unique_ptr<netem::Backend> backend =
-      backend_for(scenarios, lab.fabric.link_settings, options.backend, &backend_why);
-  FabricSettings fabric = apply_fabric_settings(
-      lab, *topology, network, backend.get(),
-      backend ? fmt::format("impairments: {} backend ({})\n", backend->name(), backend_why) : "",
-      console);
-
-  // Read back, not assumed: what the ranks' kernels will actually do.
-  const std::vector<NetworkSettings> settings = read_network_settings(*topology);
-  console.print("network (read back from the rank namespaces):\n" +
-                describe_network_settings(settings));
+  LabNetworkUp up(lab, scenarios, options.backend, run_id, console);
+  netem::Backend* backend = up.backend();
 
   // Randomized parts of the lab (a `seed:LABEL` link) and the grader's
   // `from = "seed"` answers both derive from it (runner/lab/seed_pick.h).
@@ -147,25 +103,29 @@ int run_on_lab_network(const LabDefinition& lab,
                                {"mode", "namespaces"},
                                {"privileges", options.privileges},
                                {"backend", backend ? backend->name() : "none"},
-                               {"backend_why", backend_why},
-                               {"fabric_links", fabric.links},
+                               {"backend_why", up.backend_why()},
+                               {"fabric_links", up.fabric_links()},
                                {"network",
                                 {{"backend", backend ? backend->name() : "none"},
-                                 {"namespaces", network_settings_json(settings)}}}});
+                                 {"namespaces", network_settings_json(up.settings())}}}});
 
   int exit_code = 0;
   int port = kFirstMasterPort;
+  MeasuredTimes measured;  // for limits written against an earlier scenario
   for (const ScenarioDefinition* s : scenarios) {
     if (StopSignals::stop_requested()) break;
     recording.begin_scenario(*s);
-    ScenarioContext context{&lab,     &network,        backend.get(), &ledger,
+    const ResolvedLimits limits = resolve_limits(*s, measured);
+    if (!limits.line.empty()) console.print("   " + limits.line + "\n");
+    ScenarioContext context{&lab,     &up.network(),   backend,       &up.ledger(),
                             &console, recording.dir(), port++,        /*external_failure=*/{}};
     context.seed = seed;
-    if (!recording.end_scenario(*s, run_scenario(context, *s))) exit_code = 1;
+    const ScenarioOutcome outcome = run_scenario(context, limits.scenario);
+    if (outcome.status == rundir::ScenarioStatus::kCompleted)
+      measured[s->name] = outcome.ended_unix_s - outcome.started_unix_s;
+    if (!recording.end_scenario(*s, outcome)) exit_code = 1;
   }
-  fabric.applied.clear();  // restored while their namespaces still exist
-  topology.reset();      // ranks are stopped; remove the lab network
-  return exit_code;
+  return exit_code;  // the ranks are stopped; `up` removes the lab network
 }
 
 }  // namespace
@@ -173,6 +133,7 @@ int run_on_lab_network(const LabDefinition& lab,
 int run_lab(const LabRunOptions& options) {
   const LabDefinition lab = load_lab(options.lab_file, options.quick);
   const auto scenarios = select_scenarios(lab, options.scenarios);
+  refuse_what_this_host_cannot_run(lab, scenarios);
 
   StopSignals::install();
   clean_stale_runs_and_warn();

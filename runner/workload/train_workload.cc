@@ -22,7 +22,8 @@ class TrainWorkload : public Workload {
         {"threads", ParamKind::kInteger},      {"eval_every", ParamKind::kInteger},
         {"timeout_s", ParamKind::kNumber},     {"data", ParamKind::kString},
         {"bucket_cap_mb", ParamKind::kInteger}, {"first_bucket_mb", ParamKind::kInteger},
-        {"compute_slowdown", ParamKind::kNumber}, {"slow_rank", ParamKind::kRank}};
+        {"compute_slowdown", ParamKind::kNumber}, {"slow_rank", ParamKind::kRank},
+        {"step_compute_ms", ParamKind::kNumber}};
     return keys;
   }
 
@@ -60,6 +61,10 @@ class TrainWorkload : public Workload {
     if (!(slowdown >= 1 && slowdown <= 100))
       throw std::invalid_argument("compute_slowdown must be in [1, 100], got " +
                                   workload.param("compute_slowdown"));
+    const double compute_ms = number("step_compute_ms", 0);
+    if (!(compute_ms >= 0 && compute_ms <= 600000))
+      throw std::invalid_argument("step_compute_ms must be in [0, 600000], got " +
+                                  workload.param("step_compute_ms"));
   }
 
   int64_t planned_steps(const WorkloadDefinition& workload) const override {

@@ -143,6 +143,36 @@ TEST(TrainCli, ASlowWorkerSleepsInsideItsComputeAndSaysSo) {
   std::filesystem::remove_all(dir);
 }
 
+// An accelerator's compute time: every step computes for at least that long
+// whatever the CPU's speed, the rest slept after the forward pass (slowed_ms).
+// A sleep never ends early, so the bound below holds on any machine.
+TEST(TrainCli, AStepComputeTimeIsAFloorOnEveryStepsCompute) {
+  const std::string dir = make_temp_dir("train-floor");
+  const std::string metrics = dir + "/floor.jsonl";
+  const RunResult r = run_command(
+      {fabriclab::build_paths::fabriclab_binary(), "train", "--data", "synthetic", "--steps", "4",
+       "--step-compute-ms", "150", "--metrics", metrics},
+      {}, std::chrono::seconds(60));
+  ASSERT_EQ(r.status.code, 0) << r.output;
+  const auto steps = read_events(metrics, "step");
+  ASSERT_EQ(steps.size(), 4u);
+  for (const auto& s : steps) {
+    ASSERT_TRUE(s.contains("slowed_ms")) << s.dump();
+    EXPECT_GT(s["slowed_ms"].get<double>(), 0) << s.dump();
+  }
+  // Each step sleeps 150 ms less its forward and the step before's backward
+  // (the first guesses it), so from the second on a step computes 150 ms
+  // give or take how much its backward differs from the one before: a
+  // millisecond or two for this small model.
+  for (size_t i = 1; i < steps.size(); ++i)
+    EXPECT_GE(steps[i]["compute_ms"].get<double>(), 140) << steps[i].dump();
+  const RunResult bad = run_command({fabriclab::build_paths::fabriclab_binary(), "train",
+                                     "--step-compute-ms", "-1"},
+                                    {}, std::chrono::seconds(30));
+  EXPECT_NE(bad.status.code, 0);
+  std::filesystem::remove_all(dir);
+}
+
 // The benchmark behind the trainer's --gemm default runs and reports both sides.
 TEST(BenchGemmCli, PrintsBothGemmsAndTheirRatio) {
   const RunResult r = run_command(

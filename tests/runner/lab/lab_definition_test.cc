@@ -134,6 +134,33 @@ TEST_F(LabDefinitionTest, ScenarioWorkloadOverridesAndBaseline) {
             std::string::npos);
 }
 
+// `deadline = "6x clean"`: a limit against an earlier scenario's measured
+// time, checked at load; resolved per run by measured_limits.h.
+TEST_F(LabDefinitionTest, RelativeLimitsNameAnEarlierScenario) {
+  const LabDefinition lab = load_lab(write(std::string(kScenario) +
+                                           "[[scenario]]\nname = \"loss\"\n"
+                                           "deadline = \"6x clean\"\nstall = \"1.5x clean\"\n"));
+  EXPECT_FALSE(lab.scenarios[0].deadline.set());
+  EXPECT_EQ(lab.scenarios[1].deadline.factor, 6);
+  EXPECT_EQ(lab.scenarios[1].deadline.scenario, "clean");
+  EXPECT_EQ(lab.scenarios[1].stall.text(), "1.5x clean");
+
+  const std::string later = std::string(kScenario) + "deadline = \"2x loss\"\n" +
+                            "[[scenario]]\nname = \"loss\"\n";
+  EXPECT_NE(error(later).find("lab.toml:6: key 'deadline': expected a scenario that runs before "
+                              "this one (none does), got 'loss'"),
+            std::string::npos)
+      << error(later);
+  const std::string bad = std::string(kScenario) + "[[scenario]]\nname = \"x\"\n" +
+                          "deadline = \"six times clean\"\n";
+  EXPECT_NE(error(bad).find("lab.toml:8: key 'deadline': expected FACTORx SCENARIO, e.g. \"6x "
+                            "clean\", got \"six times clean\""),
+            std::string::npos)
+      << error(bad);
+  EXPECT_NE(error(std::string(kScenario) + "stall = 3\n").find("key 'stall': expected a string"),
+            std::string::npos);
+}
+
 TEST_F(LabDefinitionTest, AScenarioMayRunOnTheFirstRanksOnly) {
   const std::string topology = "[topology]\nranks = 4\n";
   const LabDefinition lab = load_lab(write(topology + kScenario +

@@ -1,0 +1,182 @@
+#include "runner/scenario/lab_check.h"
+
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <random>
+#include <regex>
+#include <set>
+
+#include "common/temp_dir.h"
+#include "netem/spec.h"
+#include "runner/cleanup/stale_runs.h"
+#include "runner/lab/link_plan.h"
+#include "runner/ledger/run_id.h"
+#include "runner/link/link_setting.h"
+#include "runner/process/iperf_client.h"
+#include "runner/process/stop_signals.h"
+#include "runner/recording/console.h"
+#include "runner/scenario/host_preflight.h"
+#include "runner/scenario/lab_network_up.h"
+#include "runner/scenario/lab_run.h"
+
+namespace fabriclab::runner {
+
+namespace {
+
+constexpr int kPings = 10;
+
+// A few pings from one rank's namespace to another's lab address.
+struct PingResult {
+  int sent = 0;
+  int received = 0;
+  double avg_rtt_ms = 0;
+  std::string output;  // ping's own words, for a failure
+};
+
+PingResult ping(const LabNetwork& network, int from, int to, const TempDir& tmp) {
+  const std::vector<LocalRank> ranks = network.local_ranks();
+  const LocalRank& a = ranks.at(static_cast<size_t>(from));
+  const LocalRank& b = ranks.at(static_cast<size_t>(to));
+  PingResult r;
+  // -U: the round trip as the program sees it. By default ping reports the
+  // kernel's arrival stamp of each reply, taken at the device, before an
+  // ingress impairment (the userspace backend's) held it: it would miss the
+  // delay on the way back.
+  r.output = run_client({"ping", "-n", "-q", "-U", "-c", std::to_string(kPings), "-i", "0.2", "-W",
+                         "2", b.bind_addr},
+                        a.netns_fd, (tmp.path() / "ping.out").string(), 30);
+  static const std::regex kCounts(R"((\d+) packets transmitted, (\d+) received)");
+  static const std::regex kRtt(R"(= [0-9.]+/([0-9.]+)/)");
+  std::smatch m;
+  if (std::regex_search(r.output, m, kCounts)) {
+    r.sent = std::stoi(m[1]);
+    r.received = std::stoi(m[2]);
+  }
+  if (std::regex_search(r.output, m, kRtt)) r.avg_rtt_ms = std::stod(m[1]);
+  return r;
+}
+
+// The rank pairs a scenario sends over: every impaired link's rank to the
+// next one, its neighbour flows' ends, its flow probe's; clean scenarios r0
+// to r1. Each once.
+std::vector<std::pair<int, int>> paths_of(const ScenarioDefinition& s, const LinkPlan& plan,
+                                          int world) {
+  std::set<std::pair<int, int>> paths;
+  std::vector<int> impaired;
+  for (const LinkAssignment& a : plan.assignments)
+    for (int rank : a.ranks) {
+      impaired.push_back(rank);
+      if (world > 1) paths.insert({rank, (rank + 1) % world});
+    }
+  for (const NeighbourFlowSpec& flow : s.neighbours) paths.insert({flow.from, flow.to});
+  if (paths.empty() && world > 1) paths.insert({0, 1});
+  return {paths.begin(), paths.end()};
+}
+
+// The delay a ping from `from` must see at least: each direction's impaired
+// link's delay (a link "rN" delays what rank N sends).
+double least_rtt_ms(const LinkPlan& plan, int from, int to) {
+  double ms = 0;
+  for (const LinkAssignment& a : plan.assignments) {
+    if (a.key != "impair") continue;
+    const auto& spec = a.value.parsed<netem::Spec>();
+    for (int rank : a.ranks)
+      if (rank == from || rank == to) ms += static_cast<double>(spec.delay_us) / 1000.0;
+  }
+  return ms;
+}
+
+class ScenarioCheck {
+ public:
+  ScenarioCheck(const ScenarioDefinition& s, LabNetworkUp& up, Console& console, uint64_t seed)
+      : s_(s), up_(up), console_(console), plan_(plan_links(s, seed, up.network().world_size())) {}
+
+  // True when everything applied, read back and carried traffic; the
+  // scenario's settings are removed when it returns.
+  bool run() {
+    std::vector<std::unique_ptr<AppliedLinkSetting>> applied;
+    std::vector<std::string> lines;
+    for (const LinkAssignment& a : plan_.assignments) {
+      const LinkSettingKind& kind = *find_link_setting(a.key);
+      try {
+        for (auto& one : kind.apply(a.value, a.ranks, up_.network(),
+                                    kind.needs_backend() ? up_.backend() : nullptr))
+          applied.push_back(std::move(one));
+      } catch (const std::exception& e) {
+        return fail(fmt::format("{} \"{}\" could not be applied: {}", a.key, a.value.text(),
+                                e.what()));
+      }
+    }
+    for (const auto& one : applied) {
+      try {
+        lines.push_back(one->read_back());
+      } catch (const std::exception& e) {
+        return fail(fmt::format("{}: read back: {}", one->describe(), e.what()));
+      }
+    }
+    const TempDir tmp("fabriclab-check");
+    std::string traffic;
+    for (const auto& [from, to] : paths_of(s_, plan_, up_.network().world_size())) {
+      const PingResult r = ping(up_.network(), from, to, tmp);
+      if (r.received == 0)
+        return fail(fmt::format("no reply to {} pings from r{} to r{}: {}", kPings, from, to,
+                                r.output));
+      const double least = least_rtt_ms(plan_, from, to);
+      if (r.avg_rtt_ms < 0.9 * least)
+        return fail(fmt::format("r{} to r{}: round trip {:.1f} ms, but the delays on its links "
+                                "add up to {:.0f} ms: the impairment is not in force",
+                                from, to, r.avg_rtt_ms, least));
+      traffic += fmt::format("{}r{}->r{} {}/{} rtt {:.1f} ms", traffic.empty() ? "" : ", ", from,
+                             to, r.received, r.sent, r.avg_rtt_ms);
+    }
+    if ((s_.flow_probe_s > 0 || !s_.neighbours.empty()) && !iperf3_found())
+      return fail("its flows run iperf3, which is not installed (apt install iperf3)");
+    if (traffic.empty()) traffic = "one rank: no path to send over";
+    console_.print(fmt::format("  {:<18} ok   {} setting(s) read back; {}\n", s_.name,
+                               applied.size(), traffic));
+    for (const std::string& line : lines) spdlog::debug("check {}: {}", s_.name, line);
+    return true;
+  }
+
+ private:
+  bool fail(const std::string& why) {
+    console_.print(fmt::format("  {:<18} FAILED  {}\n", s_.name, why));
+    return false;
+  }
+  static bool iperf3_found() { return std::system("command -v iperf3 >/dev/null 2>&1") == 0; }
+
+  const ScenarioDefinition& s_;
+  LabNetworkUp& up_;
+  Console& console_;
+  LinkPlan plan_;
+};
+
+}  // namespace
+
+int check_lab(const LabCheckOptions& options) {
+  const LabDefinition lab = load_lab(options.lab_file, options.quick);
+  const auto scenarios = select_scenarios(lab, options.scenarios);
+  refuse_what_this_host_cannot_run(lab, scenarios);
+  StopSignals::install();
+  clean_stale_runs_and_warn();
+
+  Console console(std::cout);
+  console.print(fmt::format("== check: lab {}: {} ==\n", lab.id, lab.title));
+  LabNetworkUp up(lab, scenarios, options.backend, make_run_id(), console);
+  const uint64_t seed = std::random_device{}();
+  int failed = 0;
+  for (const ScenarioDefinition* s : scenarios) {
+    if (StopSignals::stop_requested()) return 1;
+    if (!ScenarioCheck(*s, up, console, seed).run()) ++failed;
+  }
+  console.print(failed == 0
+                    ? fmt::format("lab {}: every scenario applied, read back and carried traffic\n",
+                                  lab.id)
+                    : fmt::format("lab {}: {} of {} scenarios failed (above)\n", lab.id, failed,
+                                  scenarios.size()));
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace fabriclab::runner
