@@ -58,8 +58,8 @@ fabriclab_schedule(runner_four_hosts_test "." PROCESSORS 2 LOCKS heavy ledger)
 fabriclab_schedule(runner_host_fault_test "." PROCESSORS 2 LOCKS heavy ledger)
 
 # Wall-clock bounds that a loaded core would break.
-fabriclab_schedule(recording_replay_test "." LOCKS heavy)
-fabriclab_schedule(recording_console_test "." LOCKS heavy)
+fabriclab_schedule(cast_replay_test "." LOCKS heavy)
+fabriclab_schedule(cast_console_test "." LOCKS heavy)
 fabriclab_schedule(runner_watchdog_test "." LOCKS heavy)
 fabriclab_schedule(runner_process_test "." LOCKS heavy)
 fabriclab_schedule(page_browser_test "." ${fl_heavy})

@@ -273,13 +273,17 @@ class TrainingRun {
 
   // The final event: wall time, throughput, the parameters' digest.
   void finish() {
+    // The digest first: over a large model it takes a while (a second on a
+    // busy machine for 4M parameters), and wall_s must end where the event's
+    // timestamp does, or the grader finds the recording inconsistent.
+    const std::string digest = parameter_digest(model_);
     const double wall_s = ms_since(run_start_) / 1000;
     nlohmann::json final_event = {{"steps", total_steps_},
                                   {"wall_s", wall_s},
                                   {"samples_per_s", total_steps_ * o_.batch / wall_s},
                                   {"final_loss", last_loss_},
                                   {"comm_ms_total", comm_total_ms_},
-                                  {"param_digest", parameter_digest(model_)}};
+                                  {"param_digest", digest}};
     if (last_accuracy_ >= 0) final_event["accuracy"] = last_accuracy_;
     metrics_.write("final", final_event);
     spdlog::info("rank {}: done: {} steps in {:.2f} s ({:.0f} samples/s), comm {:.2f} s",

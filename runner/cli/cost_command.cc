@@ -16,8 +16,9 @@
 #include "common/input_error.h"
 #include "common/wait_cost.h"
 #include "runner/cli/commands.h"
-#include "runner/grading/recording.h"
+#include "runner/grading/graded_run.h"
 #include "runner/report/cost_table.h"
+#include "runner/report/result/result_parts.h"
 #include "runner/report/run_directory.h"
 #include "runner/report/wait_cost.h"
 
@@ -170,7 +171,7 @@ void price_run(const CostOptions& o) {
     const report::ScenarioSummary& s = *summary;
     json row = {{"name", s.name},
                 {"baseline", s.baseline.value_or("clean")},
-                {"slowdown", *s.result.slowdown},
+                {"slowdown", report::result_value(s.result, "slowdown")},  // priced: it has one
                 {"step_s", cost.step_s},
                 {"baseline_step_s", cost.baseline_step_s},
                 {"extra_ms", cost.extra_ms},

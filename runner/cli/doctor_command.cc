@@ -17,6 +17,8 @@
 #include "netem/userspace/nft_switch_rules.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/doctor_checks.h"
+#include "runner/lab/lab_definition.h"
+#include "runner/scenario/lab_fit.h"
 #include "trainer/dense_layer.h"
 
 namespace fabriclab::cli {
@@ -174,6 +176,37 @@ void register_builtin_checks() {
   r.insert(r.begin(), builtin.begin(), builtin.end());
 }
 
+// One optional check per lab: runs (ok), runs with a caveat (warn) or
+// cannot (FAIL), and why (runner/scenario/lab_fit.h).
+std::vector<DoctorCheck> lab_checks(const std::string& labs_dir) {
+  const std::string labs = labs_dir.empty() ? runner::default_labs_dir() : labs_dir;
+  std::vector<DoctorCheck> checks;
+  std::vector<std::string> files;
+  try {
+    files = runner::list_lab_files(labs);
+  } catch (const std::exception&) {
+    return checks;  // no labs folder here: nothing to say about labs
+  }
+  for (const std::string& file : files) {
+    const runner::LabDefinition lab = runner::load_lab(file);
+    checks.push_back({"lab " + lab.id, false,
+                      [lab] {
+                        const runner::LabFit fit = runner::fit_lab(lab, true);
+                        std::string detail = runner::verdict_words(fit.verdict);
+                        for (const std::string& note : fit.notes) detail += "; " + note;
+                        const CheckStatus status =
+                            fit.verdict == runner::LabFitVerdict::kRuns ? CheckStatus::kOk
+                            : fit.verdict == runner::LabFitVerdict::kCannot ? CheckStatus::kFail
+                                                                            : CheckStatus::kWarn;
+                        return CheckResult{status, detail,
+                                           status == CheckStatus::kOk
+                                               ? ""
+                                               : "`fabriclab check NN` tries every setting"};
+                      }});
+  }
+  return checks;
+}
+
 const char* label(CheckStatus s) {
   switch (s) {
     case CheckStatus::kOk:
@@ -201,11 +234,21 @@ void add_doctor_command(CLI::App& app) {
       "Check this machine's prerequisites: privileges, sch_netem or the userspace "
       "backend, tools, dataset (exit 1 if a required one fails)");
   auto json = std::make_shared<bool>(false);
+  auto labs_dir = std::make_shared<std::string>();
+  auto skip_labs = std::make_shared<bool>(false);
   command->add_flag("--json", *json, "JSON output");
-  command->callback([json] {
+  command->add_option("--labs", *labs_dir, "Folder of labs [default: $FABRICLAB_LABS or ./labs]");
+  command->add_flag("--no-labs", *skip_labs,
+                    "Leave out the labs: whether each runs here, and why (a few seconds a lab)");
+  command->callback([json, labs_dir, skip_labs] {
     bool all_required_ok = true;
     nlohmann::json out = nlohmann::json::array();
-    for (const DoctorCheck& c : doctor_checks()) {
+    std::vector<DoctorCheck> checks = doctor_checks();
+    if (!*skip_labs) {
+      const std::vector<DoctorCheck> labs = lab_checks(*labs_dir);
+      checks.insert(checks.end(), labs.begin(), labs.end());
+    }
+    for (const DoctorCheck& c : checks) {
       CheckResult r;
       try {
         r = c.run();

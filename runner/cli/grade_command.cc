@@ -8,10 +8,10 @@
 #include "common/input_error.h"
 #include "runner/cli/commands.h"
 #include "runner/grading/answers.h"
-#include "runner/lab/exercise.h"
 #include "runner/grading/grade_output.h"
+#include "runner/grading/graded_run.h"
 #include "runner/grading/grader.h"
-#include "runner/grading/recording.h"
+#include "runner/lab/exercise.h"
 #include "runner/lab/lab_definition.h"
 
 namespace fabriclab::cli {
@@ -56,7 +56,7 @@ void run_grade(const GradeOptions& o) {
     throw InputError(lab.path + ": lab " + lab.id + " has no [[exercise]] tables");
   const std::string dir =
       o.recording.empty() ? grading::newest_run_dir(o.runs_dir, lab.id) : o.recording;
-  const grading::Recording rec = grading::load_recording(dir);
+  const grading::GradedRun rec = grading::load_graded_run(dir);
   if (rec.lab_id != lab.id) {
     throw InputError(dir + ": a recording of lab " + rec.lab_id + ", not of lab " + lab.id);
   }

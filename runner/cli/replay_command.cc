@@ -1,6 +1,6 @@
 // `fabriclab replay DIR|FILE`: plays a recorded session (session.cast) back
 // at its recorded pace, with the scenario markers as chapter lines, safe for
-// recordings from anyone (runner/recording/terminal_sanitizer.h); or, with
+// recordings from anyone (runner/cast/terminal_sanitizer.h); or, with
 // --summary, re-renders the run's results table and charts from its metrics.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,10 +12,10 @@
 #include <iostream>
 
 #include "common/input_error.h"
+#include "runner/cast/cast_reader.h"
+#include "runner/cast/player.h"
+#include "runner/cast/terminal_sanitizer.h"
 #include "runner/cli/commands.h"
-#include "runner/recording/cast_reader.h"
-#include "runner/recording/player.h"
-#include "runner/recording/terminal_sanitizer.h"
 #include "runner/report/render_report.h"
 #include "runner/rundir/run_format.h"
 

@@ -14,7 +14,7 @@
 #include "common/input_error.h"
 #include "netem/impairment.h"
 #include "runner/cli/commands.h"
-#include "runner/host/host_placement.h"
+#include "runner/host/host_roster.h"
 #include "runner/host/host_run.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/scenario/lab_run.h"
@@ -119,13 +119,14 @@ void add_run_command(CLI::App& app) {
                        ": host mode needs --iface, this host's lab interface (ip -br addr)");
     runner::LabRunOptions options;
     const std::string labs = flags->labs_dir.empty() ? runner::default_labs_dir() : flags->labs_dir;
-    options.lab_file = runner::find_lab_file(labs, flags->lab);
+    const std::string lab_file = runner::find_lab_file(labs, flags->lab);
     options.scenarios = flags->scenarios;
     options.backend = netem::parse_backend_kind(flags->backend);
     options.quick = flags->quick;
     options.output_dir = flags->output;
     options.charts_in_terminal = !flags->no_charts;
-    runner::load_lab(options.lab_file, options.quick);  // bad lab file: exit 2 before anything
+    // Loaded once, here: a bad lab file is exit 2 before anything starts.
+    const runner::LabDefinition lab = runner::load_lab(lab_file, options.quick);
     require_writable_folder("--output", flags->output);
     if (host_mode) {
       // A real interface: no user namespace (it would hide the interface).
@@ -137,7 +138,7 @@ void add_run_command(CLI::App& app) {
           flags->host_index,
           flags->ranks_per_host,
           flags->port};
-      const int code = runner::host::run_lab_on_hosts(host_options);
+      const int code = runner::host::run_lab_on_hosts(lab, host_options);
       if (code != 0) throw CommandExit{code};
       return;
     }
@@ -145,7 +146,7 @@ void add_run_command(CLI::App& app) {
     std::string why;
     const auto mode = runner::enter_rootless_namespace_if_needed(&why);
     options.privileges = mode == runner::PrivilegeMode::kRootless ? "rootless" : "root";
-    const int code = runner::run_lab(options);
+    const int code = runner::run_lab(lab, options);
     if (code != 0) throw CommandExit{code};
   });
 }

@@ -48,7 +48,7 @@ struct RankSummary {
 
 class ScenarioChecker {
  public:
-  ScenarioChecker(const LabDefinition& lab, const Recording& rec, const RecordedScenario& s,
+  ScenarioChecker(const LabDefinition& lab, const GradedRun& rec, const RecordedScenario& s,
                   std::vector<Problem>& out)
       : lab_(lab), rec_(rec), s_(s), out_(out) {}
 
@@ -238,7 +238,7 @@ class ScenarioChecker {
   }
 
   const LabDefinition& lab_;
-  const Recording& rec_;
+  const GradedRun& rec_;
   const RecordedScenario& s_;
   std::vector<Problem>& out_;
   std::vector<RankSummary> summaries_;
@@ -246,7 +246,7 @@ class ScenarioChecker {
 
 }  // namespace
 
-std::vector<Problem> check_consistency(const LabDefinition& lab, const Recording& rec) {
+std::vector<Problem> check_consistency(const LabDefinition& lab, const GradedRun& rec) {
   std::vector<Problem> out;
   for (const MetricsProblem& p : rec.metrics_problems) out.push_back({p.scenario, -1, p.message});
   for (const std::string& name : lab.scenario_names()) {

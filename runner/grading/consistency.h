@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/grading/graded_run.h"
 #include "runner/lab/lab_definition.h"
-#include "runner/grading/recording.h"
 
 namespace fabriclab::runner::grading {
 
@@ -39,6 +39,6 @@ struct Problem {
   std::string message;   // complete sentence naming the place and the values
 };
 
-std::vector<Problem> check_consistency(const LabDefinition& lab, const Recording& rec);
+std::vector<Problem> check_consistency(const LabDefinition& lab, const GradedRun& rec);
 
 }  // namespace fabriclab::runner::grading

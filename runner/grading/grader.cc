@@ -53,7 +53,7 @@ double pairs_in_order(const std::vector<std::string>& expected,
   return total == 0 ? 0 : static_cast<double>(right) / total;
 }
 
-void judge(const Exercise& ex, const LabDefinition& lab, const Recording& rec, const Answer& answer,
+void judge(const Exercise& ex, const LabDefinition& lab, const GradedRun& rec, const Answer& answer,
            ExerciseGrade& g) {
   if (ex.kind == Kind::kProperty) {
     g.passed = check_holds(ex.check, lab, rec);
@@ -116,7 +116,7 @@ bool GradeReport::all_passed() const {
   return std::all_of(grades.begin(), grades.end(), [](const ExerciseGrade& g) { return g.passed; });
 }
 
-GradeReport grade(const LabDefinition& lab, const Recording& rec, const Answers& answers) {
+GradeReport grade(const LabDefinition& lab, const GradedRun& rec, const Answers& answers) {
   GradeReport report;
   report.lab_id = lab.id;
   report.recording_dir = rec.dir;

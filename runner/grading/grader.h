@@ -15,8 +15,8 @@
 
 #include "runner/grading/answers.h"
 #include "runner/grading/consistency.h"
+#include "runner/grading/graded_run.h"
 #include "runner/lab/lab_definition.h"
-#include "runner/grading/recording.h"
 
 namespace fabriclab::runner::grading {
 
@@ -41,6 +41,6 @@ struct GradeReport {
   bool all_passed() const;
 };
 
-GradeReport grade(const LabDefinition& lab, const Recording& rec, const Answers& answers);
+GradeReport grade(const LabDefinition& lab, const GradedRun& rec, const Answers& answers);
 
 }  // namespace fabriclab::runner::grading

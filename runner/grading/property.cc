@@ -21,7 +21,7 @@ bool status_matches(const std::optional<rundir::ScenarioStatus>& status,
 
 }  // namespace
 
-bool check_holds(const std::string& text, const LabDefinition& lab, const Recording& rec) {
+bool check_holds(const std::string& text, const LabDefinition& lab, const GradedRun& rec) {
   const Check c = parse_check(text);
   switch (c.form) {
     case Check::Form::kOtherwise:

@@ -9,11 +9,11 @@
 
 #include <string>
 
-#include "runner/grading/recording.h"
+#include "runner/grading/graded_run.h"
 #include "runner/lab/lab_definition.h"
 
 namespace fabriclab::runner::grading {
 
-bool check_holds(const std::string& check, const LabDefinition& lab, const Recording& rec);
+bool check_holds(const std::string& check, const LabDefinition& lab, const GradedRun& rec);
 
 }  // namespace fabriclab::runner::grading

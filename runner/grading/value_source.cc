@@ -31,7 +31,7 @@ Value number_or_null(const json& value, const std::string& what) {
 }
 
 // Rank 0's first event of `type` (and step, for evals) in a scenario.
-const json* find_event(const Recording& rec, const std::string& scenario, const std::string& type,
+const json* find_event(const GradedRun& rec, const std::string& scenario, const std::string& type,
                        long step) {
   for (const json& e : rec.rank_events(scenario, 0)) {
     if (e.value("event", "") != type) continue;
@@ -54,7 +54,7 @@ report::ScenarioResult recorded_result(const RecordedScenario& scenario) {
 
 // A `cost` path: what the scenario's slowdown against its baseline costs
 // (runner/report/wait_cost.h), in dollars when the path names a cluster.
-Value cost_value(const RecordingPath& path, const Recording& rec,
+Value cost_value(const RecordingPath& path, const GradedRun& rec,
                  const RecordedScenario& scenario) {
   const std::string baseline_name = scenario.baseline.value_or("clean");
   const RecordedScenario* baseline = rec.scenario(baseline_name);
@@ -90,7 +90,7 @@ Value cost_value(const RecordingPath& path, const Recording& rec,
 // The sweep's points from the lab (sweep.h: each carries its value), their
 // FIELD from the recording; points without it (a stalled point's slowdown)
 // are left out, never guessed.
-Value sweep_crossing(const RecordingPath& path, const LabDefinition& lab, const Recording& rec) {
+Value sweep_crossing(const RecordingPath& path, const LabDefinition& lab, const GradedRun& rec) {
   std::vector<std::pair<double, double>> points;
   for (const ScenarioDefinition& s : lab.scenarios) {
     if (s.sweep != path.sweep) continue;
@@ -111,7 +111,7 @@ Value sweep_crossing(const RecordingPath& path, const LabDefinition& lab, const 
 }  // namespace
 
 Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
-                              const Recording& rec) {
+                              const GradedRun& rec) {
   const RecordingPath path = parse_recording_path(text);
   Value v;
   if (path.what == "ordered_by") {
@@ -176,7 +176,7 @@ Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
   return number_or_null((*event)[path.field], text);
 }
 
-Value derive(const Exercise& ex, const LabDefinition& lab, const Recording& rec) {
+Value derive(const Exercise& ex, const LabDefinition& lab, const GradedRun& rec) {
   Value v;
   switch (*ex.from) {
     case Source::kRecording:

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "runner/grading/graded_run.h"
 #include "runner/lab/exercise.h"
 #include "runner/lab/lab_definition.h"
-#include "runner/grading/recording.h"
 
 namespace fabriclab::runner::grading {
 
@@ -31,11 +31,12 @@ class DeriveError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-Value evaluate_recording_path(const std::string& path, const LabDefinition& lab, const Recording& rec);
+Value evaluate_recording_path(const std::string& path, const LabDefinition& lab,
+                              const GradedRun& rec);
 
 // The expected answer of a number/choice/rank/ordering exercise. A choice
 // from the recording yields the list of right option keys (kList).
-Value derive(const Exercise& exercise, const LabDefinition& lab, const Recording& rec);
+Value derive(const Exercise& exercise, const LabDefinition& lab, const GradedRun& rec);
 
 // The scenarios an exercise's expected answer depends on, and whether it
 // depends on the recording at all (false for lab-derived exercises).

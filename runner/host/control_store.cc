@@ -90,7 +90,7 @@ auto ControlStore::request(Request run) {
   const auto give_up = Clock::now() + kRetryWindow;
   while (true) {
     try {
-      if (!client_) client_ = connect_store(placement_.lead(), port_, kRequestTimeout);
+      if (!client_) client_ = connect_store(roster_.lead(), port_, kRequestTimeout);
       return run(*client_);
     } catch (const std::exception& e) {
       // A connection that failed once is never used again (store_connection.h).
@@ -102,10 +102,10 @@ auto ControlStore::request(Request run) {
   }
 }
 
-ControlStore::ControlStore(const HostPlacement& placement, int port,
+ControlStore::ControlStore(const HostRoster& roster, int port,
                            std::chrono::milliseconds connect_timeout)
-    : placement_(placement), port_(port) {
-  if (placement_.is_lead()) server_ = serve_store(placement_.lead(), port, connect_timeout);
+    : roster_(roster), port_(port) {
+  if (roster_.is_lead()) server_ = serve_store(roster_.lead(), port, connect_timeout);
   // A refused connection (the lead not started yet) and "no route to host"
   // (a lead whose address is not up yet: a VM still booting) fail at once.
   // Hosts may start in any order within connect_timeout, so keep trying
@@ -114,7 +114,7 @@ ControlStore::ControlStore(const HostPlacement& placement, int port,
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - Clock::now());
     try {
-      client_ = connect_store(placement_.lead(), port,
+      client_ = connect_store(roster_.lead(), port,
                               std::min(std::max(left, std::chrono::milliseconds(1000)),
                                        std::chrono::milliseconds(kRequestTimeout)));
       return;
@@ -128,15 +128,14 @@ ControlStore::ControlStore(const HostPlacement& placement, int port,
   }
 }
 
-ControlStore::ControlStore(const HostPlacement& placement, int port)
-    : placement_(placement), port_(port) {
-  client_ = connect_store(placement_.lead(), port, kRequestTimeout);
+ControlStore::ControlStore(const HostRoster& roster, int port) : roster_(roster), port_(port) {
+  client_ = connect_store(roster_.lead(), port, kRequestTimeout);
 }
 
 ControlStore::~ControlStore() = default;
 
 std::unique_ptr<ControlStore> ControlStore::another_client() const {
-  return std::unique_ptr<ControlStore>(new ControlStore(placement_, port_));
+  return std::unique_ptr<ControlStore>(new ControlStore(roster_, port_));
 }
 
 void ControlStore::set_json(const std::string& key, const nlohmann::json& value) {
@@ -169,7 +168,7 @@ nlohmann::json ControlStore::wait_json(const std::string& key, std::chrono::mill
 
 int64_t ControlStore::add(const std::string& key, int64_t delta) {
   // Not retried (the heartbeat's): a retry could count twice.
-  if (!client_) client_ = connect_store(placement_.lead(), port_, kRequestTimeout);
+  if (!client_) client_ = connect_store(roster_.lead(), port_, kRequestTimeout);
   try {
     return client_->add(key, delta);
   } catch (const std::exception&) {
@@ -180,14 +179,14 @@ int64_t ControlStore::add(const std::string& key, int64_t delta) {
 
 void ControlStore::barrier(const std::string& name, std::chrono::milliseconds timeout,
                            const std::string& what, const std::function<std::string()>& abort) {
-  set_json(name + "/" + std::to_string(placement_.index), true);
+  set_json(name + "/" + std::to_string(roster_.index), true);
   std::string missing;
   poll_until(
       [&] {
         missing.clear();
-        for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h) {
+        for (int h = 0; h < static_cast<int>(roster_.hosts.size()); ++h) {
           if (!has(name + "/" + std::to_string(h)))
-            missing += (missing.empty() ? "" : ", ") + placement_.describe(h);
+            missing += (missing.empty() ? "" : ", ") + roster_.describe(h);
         }
         return missing.empty();
       },

@@ -31,7 +31,7 @@
 #include <optional>
 #include <string>
 
-#include "runner/host/host_placement.h"
+#include "runner/host/host_roster.h"
 
 namespace c10d {
 class TCPStore;
@@ -54,7 +54,7 @@ class ControlStore {
 
   // The lead starts the server and connects to it; a follower connects,
   // retrying for up to `connect_timeout` (the lead may start later).
-  ControlStore(const HostPlacement& placement, int port, std::chrono::milliseconds connect_timeout);
+  ControlStore(const HostRoster& roster, int port, std::chrono::milliseconds connect_timeout);
   ~ControlStore();
   ControlStore(const ControlStore&) = delete;
   ControlStore& operator=(const ControlStore&) = delete;
@@ -76,13 +76,13 @@ class ControlStore {
   void barrier(const std::string& name, std::chrono::milliseconds timeout, const std::string& what,
                const std::function<std::string()>& abort = {});
 
-  const HostPlacement& placement() const { return placement_; }
+  const HostRoster& roster() const { return roster_; }
 
  private:
-  ControlStore(const HostPlacement& placement, int port);  // client of an existing server
+  ControlStore(const HostRoster& roster, int port);  // client of an existing server
   template <typename Request>
   auto request(Request run);
-  HostPlacement placement_;
+  HostRoster roster_;
   int port_;
   std::unique_ptr<c10d::TCPStore> server_;  // the lead's; owns the listening socket
   std::unique_ptr<StoreConnection> client_;

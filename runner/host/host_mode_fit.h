@@ -3,7 +3,7 @@
 // lab needs). Host mode has the machines and the network between them, and
 // nothing else; it refuses a lab that needs more:
 //   - ranks: hosts x ranks per host must equal the lab's ranks (host h runs
-//     ranks h*K..h*K+K-1, host_placement.h); a one-rank lab crosses no network;
+//     ranks h*K..h*K+K-1, host_roster.h); a one-rank lab crosses no network;
 //   - a fabric built of namespaces (`leaf_spine`: ToRs, spines and their
 //     `uplinks`), or `host_links` shaping every rank's NIC: the machines'
 //     own network has neither to shape;

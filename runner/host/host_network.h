@@ -17,18 +17,18 @@
 
 #include <string>
 
-#include "runner/host/host_placement.h"
+#include "runner/host/host_roster.h"
 #include "runner/topology/lab_network.h"
 
 namespace fabriclab::runner::host {
 
 class HostNetwork : public LabNetwork {
  public:
-  HostNetwork(HostPlacement placement, std::string iface)
-      : placement_(std::move(placement)), iface_(std::move(iface)) {}
+  HostNetwork(HostRoster roster, std::string iface)
+      : roster_(std::move(roster)), iface_(std::move(iface)) {}
 
-  int world_size() const override { return placement_.world_size(); }
-  std::string master_addr() const override { return placement_.lead(); }
+  int world_size() const override { return roster_.world_size(); }
+  std::string master_addr() const override { return roster_.lead(); }
   std::vector<LocalRank> local_ranks() const override;
   std::vector<netem::Target> impairment_targets(const std::vector<int>& link_ranks,
                                                 netem::Direction direction) const override;
@@ -37,11 +37,11 @@ class HostNetwork : public LabNetwork {
   // carries whatever else uses the interface (SSH, ...).
   std::vector<CounterSource> counter_sources() const override;
 
-  const HostPlacement& placement() const { return placement_; }
+  const HostRoster& roster() const { return roster_; }
   const std::string& iface() const { return iface_; }
 
  private:
-  HostPlacement placement_;
+  HostRoster roster_;
   std::string iface_;
 };
 

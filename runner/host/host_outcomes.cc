@@ -40,7 +40,7 @@ nlohmann::json outcome_to_json(const ScenarioOutcome& o) { return o; }
 ScenarioOutcome outcome_from_json(const nlohmann::json& j) { return j.get<ScenarioOutcome>(); }
 
 ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
-                               const HostPlacement& placement) {
+                               const HostRoster& roster) {
   ScenarioOutcome merged;
   merged.status = rundir::ScenarioStatus::kCompleted;
   merged.started_unix_s = per_host.front().started_unix_s;
@@ -55,7 +55,7 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
   std::vector<std::string> failures;  // "host H (ADDR): rank ..." per failed host
   for (size_t h = 0; h < per_host.size(); ++h) {
     const ScenarioOutcome& o = per_host[h];
-    const std::string who = placement.describe(static_cast<int>(h));
+    const std::string who = roster.describe(static_cast<int>(h));
     if (o.status == rundir::ScenarioStatus::kFailed) failures.push_back(who + ": " + o.message);
     if (o.status == rundir::ScenarioStatus::kSkipped &&
         merged.status == rundir::ScenarioStatus::kCompleted) {

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "runner/host/host_placement.h"
+#include "runner/host/host_roster.h"
 #include "runner/scenario/scenario_runner.h"
 
 namespace fabriclab::runner::host {
@@ -30,8 +30,8 @@ namespace fabriclab::runner::host {
 nlohmann::json outcome_to_json(const ScenarioOutcome& outcome);
 ScenarioOutcome outcome_from_json(const nlohmann::json& json);
 
-// `per_host[h]` is host h's outcome. `placement` names the hosts.
+// `per_host[h]` is host h's outcome. `roster` names the hosts.
 ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
-                               const HostPlacement& placement);
+                               const HostRoster& roster);
 
 }  // namespace fabriclab::runner::host

@@ -47,6 +47,7 @@ struct HostRunOptions {
 // Exit code as run_lab(): 0 when every scenario ran to a result, 1 when one
 // failed, was interrupted, or a host was lost. InputError for bad options
 // (e.g. ranks that do not divide among the hosts, an unknown interface).
-int run_lab_on_hosts(const HostRunOptions& options);
+// `lab` as run_lab() takes it: loaded once, by the caller.
+int run_lab_on_hosts(const LabDefinition& lab, const HostRunOptions& options);
 
 }  // namespace fabriclab::runner::host

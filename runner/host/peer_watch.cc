@@ -9,11 +9,11 @@ namespace fabriclab::runner::host {
 
 PeerWatch::PeerWatch(std::unique_ptr<ControlStore> store, std::chrono::seconds silent_limit)
     : store_(std::move(store)),
-      placement_(store_->placement()),
+      roster_(store_->roster()),
       silent_limit_(silent_limit),
-      last_count_(placement_.hosts.size(), -1),
-      last_seen_(placement_.hosts.size(), Clock::now()),
-      done_(placement_.hosts.size(), false) {
+      last_count_(roster_.hosts.size(), -1),
+      last_seen_(roster_.hosts.size(), Clock::now()),
+      done_(roster_.hosts.size(), false) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -38,16 +38,16 @@ void PeerWatch::loop() {
 
 void PeerWatch::beat() {
   try {
-    store_->add("alive/" + std::to_string(placement_.index), 1);
+    store_->add("alive/" + std::to_string(roster_.index), 1);
     std::vector<int64_t> counts;
-    for (size_t h = 0; h < placement_.hosts.size(); ++h)
+    for (size_t h = 0; h < roster_.hosts.size(); ++h)
       counts.push_back(store_->add("alive/" + std::to_string(h), 0));
     // A host that finished the run says "done" (host_run.cc) and stops
     // beating: with more than two hosts the others may still be waiting
     // for a lost one, and must not count it lost too. Asked only of a host
     // that did not beat since the last look (one request less per host).
     std::vector<size_t> now_done;
-    for (size_t h = 0; h < placement_.hosts.size(); ++h) {
+    for (size_t h = 0; h < roster_.hosts.size(); ++h) {
       if (!done_[h] && counts[h] == last_count_[h] && store_->has("done/" + std::to_string(h)))
         now_done.push_back(h);
     }
@@ -82,15 +82,15 @@ void PeerWatch::beat() {
 
 std::string PeerWatch::problem() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!placement_.is_lead() && !store_error_.empty())
-    return "lost the lead, " + placement_.describe(0) + ": the control store fails (" +
-           store_error_ + ")";
+  if (!roster_.is_lead() && !store_error_.empty())
+    return "lost the lead, " + roster_.describe(0) + ": the control store fails (" + store_error_ +
+           ")";
   // Every silent host by name (with more than two, several may go at once),
   // and the longest silence.
   std::string lost;
   Clock::duration longest{};
   for (int h : silent_hosts_locked()) {
-    lost += (lost.empty() ? "" : ", ") + placement_.describe(h);
+    lost += (lost.empty() ? "" : ", ") + roster_.describe(h);
     longest = std::max(longest, Clock::now() - last_seen_[static_cast<size_t>(h)]);
   }
   if (!lost.empty())
@@ -107,8 +107,8 @@ std::vector<int> PeerWatch::silent_hosts() const {
 
 std::vector<int> PeerWatch::silent_hosts_locked() const {
   std::vector<int> silent;
-  for (int h = 0; h < static_cast<int>(placement_.hosts.size()); ++h) {
-    if (h != placement_.index && !done_[static_cast<size_t>(h)] &&
+  for (int h = 0; h < static_cast<int>(roster_.hosts.size()); ++h) {
+    if (h != roster_.index && !done_[static_cast<size_t>(h)] &&
         Clock::now() - last_seen_[static_cast<size_t>(h)] > silent_limit_)
       silent.push_back(h);
   }

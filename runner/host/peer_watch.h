@@ -60,7 +60,7 @@ class PeerWatch {
   std::vector<int> silent_hosts_locked() const;  // mutex_ held
 
   std::unique_ptr<ControlStore> store_;
-  const HostPlacement placement_;
+  const HostRoster roster_;
   std::chrono::seconds silent_limit_;  // guarded by mutex_
   mutable std::mutex mutex_;
   std::vector<int64_t> last_count_;

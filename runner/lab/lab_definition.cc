@@ -514,13 +514,8 @@ bool is_lab_folder(const fs::path& dir) {
   return std::regex_match(dir.filename().string(), kFolder) && fs::exists(dir / "lab.toml");
 }
 
-}  // namespace
-
-LabDefinition load_lab(const std::string& lab_toml, bool quick) {
-  LabReader r(lab_toml);
-  const toml::table root = parse_toml_file(lab_toml);
-  // A damaged [quick] is a damaged lab, with --quick or without.
-  if (!quick && root["quick"]) load_lab(lab_toml, true);
+// The top level names only known tables, and those that must be tables are.
+void check_top_level(const LabReader& r, const toml::table& root) {
   r.reject_unknown(root,
                    {"lab", "workload", "trainer", "topology", "report", "quick", "scenario",
                     "exercise", "sweep"},
@@ -529,7 +524,12 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     if (const toml::node* node = root.get(table); node && !node->is_table())
       r.fail(node, table, std::string("expected a table [") + table + "]");
   }
+}
 
+// Where the lab is (path, folder) and [lab]: its id, which must be the
+// folder's number, title and summary.
+LabDefinition read_identity(const LabReader& r, const toml::table& root) {
+  const std::string& lab_toml = r.path();
   LabDefinition lab;
   lab.path = lab_toml;
   lab.dir = fs::path(lab_toml).parent_path().string();
@@ -544,96 +544,135 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   if (lab.name.rfind(lab.id + "-", 0) != 0) {
     r.fail(meta->get("id"), "id", "expected \"" + lab.name.substr(0, 2) + "\" (the folder's number)");
   }
+  return lab;
+}
 
-  if (const toml::table* topology = root["topology"].as_table()) {
-    std::set<std::string> known = {"ranks", "kind", "segmentation_offload"};
-    for (const std::string& key : link_setting_keys(SettingScope::kFabric)) known.insert(key);
-    r.reject_unknown(*topology, known, "[topology]");
-    if (const toml::node* offload = topology->get("segmentation_offload")) {
-      if (!offload->is_boolean()) r.fail(offload, "segmentation_offload", "expected true or false");
-      lab.fabric.segmentation_offload = offload->as_boolean()->get();
-    }
-    lab.fabric.ranks = static_cast<int>(r.integer_at(*topology, "ranks", 2, 1, kMaxRanks));
-    lab.fabric.kind = r.string_at(*topology, "kind", false, lab.fabric.kind);
-    FabricGraph graph;
-    try {
-      graph = draw_fabric(lab.fabric.kind, lab.fabric.ranks);
-    } catch (const std::invalid_argument& e) {
-      r.fail(topology->get("kind") ? topology->get("kind") : topology->get("ranks"), "kind",
-             e.what());
-    }
-    lab.fabric.link_settings = read_fabric_settings(r, *topology, graph);
+// [topology]: the fabric kind, drawn for its ranks (so a kind that cannot
+// hold them is refused here), and its fabric-scope settings.
+void read_topology(const LabReader& r, const toml::table& topology, FabricDefinition& fabric) {
+  std::set<std::string> known = {"ranks", "kind", "segmentation_offload"};
+  for (const std::string& key : link_setting_keys(SettingScope::kFabric)) known.insert(key);
+  r.reject_unknown(topology, known, "[topology]");
+  if (const toml::node* offload = topology.get("segmentation_offload")) {
+    if (!offload->is_boolean()) r.fail(offload, "segmentation_offload", "expected true or false");
+    fabric.segmentation_offload = offload->as_boolean()->get();
   }
-  lab.ranks = lab.fabric.ranks;
-  lab.workload = read_workload(r, root);
-  const Workload& workload = find_workload(lab.workload.kind);
-
-  lab.charts = report::default_charts();
-  if (const toml::table* report = root["report"].as_table()) {
-    r.reject_unknown(*report, {"charts", "tables"}, "[report]");
-    if (const toml::node* charts = report->get("charts")) {
-      lab.charts = r.names_at(charts, "charts", "chart", report::chart_names(),
-                              [](const std::string& n) { return report::find_chart(n) != nullptr; });
-    }
-    if (const toml::node* tables = report->get("tables")) {
-      lab.tables = r.names_at(tables, "tables", "table", report::table_names(),
-                              [](const std::string& n) { return report::find_table(n) != nullptr; });
-    }
-  }
-
-  const toml::table* quick_table = quick ? root["quick"].as_table() : nullptr;
-  if (quick_table) {
-    for (const auto& [key, node] : *quick_table) {
-      const std::string k(key.str());
-      if (workload.params().count(k)) {
-        lab.workload.params[k] = param_value(r, workload, k, node);
-      } else if (k != "deadline_s" && k != "stall_s" && k != "flow_probe_s") {
-        throw input_error_at(lab_toml, static_cast<long>(key.source().begin.line),
-                             "unknown key '" + k + "' in [quick] (a workload parameter, deadline_s, stall_s or flow_probe_s)");
-      }
-    }
-  }
-
+  fabric.ranks = static_cast<int>(r.integer_at(topology, "ranks", 2, 1, kMaxRanks));
+  fabric.kind = r.string_at(topology, "kind", false, fabric.kind);
+  FabricGraph graph;
   try {
-    workload.check(lab.workload);
+    graph = draw_fabric(fabric.kind, fabric.ranks);
+  } catch (const std::invalid_argument& e) {
+    r.fail(topology.get("kind") ? topology.get("kind") : topology.get("ranks"), "kind", e.what());
+  }
+  fabric.link_settings = read_fabric_settings(r, topology, graph);
+}
+
+// [report]: the charts (the defaults when not given) and tables, by name.
+void read_report(const LabReader& r, const toml::table& root, LabDefinition& lab) {
+  lab.charts = report::default_charts();
+  const toml::table* report = root["report"].as_table();
+  if (!report) return;
+  r.reject_unknown(*report, {"charts", "tables"}, "[report]");
+  if (const toml::node* charts = report->get("charts")) {
+    lab.charts = r.names_at(charts, "charts", "chart", report::chart_names(),
+                            [](const std::string& n) { return report::find_chart(n) != nullptr; });
+  }
+  if (const toml::node* tables = report->get("tables")) {
+    lab.tables = r.names_at(tables, "tables", "table", report::table_names(),
+                            [](const std::string& n) { return report::find_table(n) != nullptr; });
+  }
+}
+
+// [quick] (with --quick): its workload parameters replace the lab's; the
+// scenarios' own keys in it (deadline_s, ...) are read with each scenario.
+void apply_quick(const LabReader& r, const toml::table& quick, const Workload& workload,
+                 WorkloadDefinition& lab_workload) {
+  for (const auto& [key, node] : quick) {
+    const std::string k(key.str());
+    if (workload.params().count(k)) {
+      lab_workload.params[k] = param_value(r, workload, k, node);
+    } else if (k != "deadline_s" && k != "stall_s" && k != "flow_probe_s") {
+      throw input_error_at(
+          r.path(), static_cast<long>(key.source().begin.line),
+          "unknown key '" + k +
+              "' in [quick] (a workload parameter, deadline_s, stall_s or flow_probe_s)");
+    }
+  }
+}
+
+// The workload kind's own check of its parameters, its error pointed at the
+// parameter it names, wherever that was set ([quick], [workload], [trainer]).
+void check_workload(const LabReader& r, const toml::table& root, const toml::table* quick,
+                    const Workload& workload, const WorkloadDefinition& lab_workload) {
+  try {
+    workload.check(lab_workload);
   } catch (const std::invalid_argument& e) {
     std::string key = "workload";
     const toml::node* table = root.get("workload") ? root.get("workload") : root.get("trainer");
-    r.fail(param_named_in(e.what(),
-                          {quick_table, root["workload"].as_table(), root["trainer"].as_table()},
-                          table, key),
-           key, e.what());
+    r.fail(
+        param_named_in(e.what(), {quick, root["workload"].as_table(), root["trainer"].as_table()},
+                       table, key),
+        key, e.what());
   }
+}
 
-  // The written scenarios, then each sweep's points (sweep.h) as more.
+// Every scenario's table: the written [[scenario]]s, then each sweep's
+// points (sweep.h) as more. `tables` points into `points` for those.
+struct ScenarioTables {
+  std::vector<SweepPoint> points;
   std::vector<const toml::table*> tables;
+  size_t written = 0;  // tables[0, written) are written, the rest points
+
+  // The sweep point behind tables[i], null for a written scenario.
+  const SweepPoint* point(size_t i) const { return i >= written ? &points[i - written] : nullptr; }
+
+  // A move keeps the points where they are; a copy would leave `tables`
+  // pointing into the original.
+  ScenarioTables() = default;
+  ScenarioTables(ScenarioTables&&) = default;
+  ScenarioTables(const ScenarioTables&) = delete;
+  ScenarioTables& operator=(const ScenarioTables&) = delete;
+};
+
+ScenarioTables scenario_tables(const LabReader& r, const toml::table& root, int ranks) {
+  ScenarioTables out;
   if (const toml::node* written = root.get("scenario")) {
     const toml::array* array = written->as_array();
     if (!array) r.fail(written, "scenario", "expected [[scenario]] tables");
     for (const auto& node : *array) {
       if (!node.as_table()) r.fail(&node, "scenario", "expected [[scenario]] tables");
-      tables.push_back(node.as_table());
+      out.tables.push_back(node.as_table());
     }
   }
-  const std::vector<SweepPoint> points = expand_sweeps(lab_toml, root, lab.ranks);
-  for (const SweepPoint& point : points) tables.push_back(&point.scenario);
-  if (tables.empty()) {
-    throw input_error_at(lab_toml, 1, "expected at least one [[scenario]] or [[sweep]]");
+  out.written = out.tables.size();
+  out.points = expand_sweeps(r.path(), root, ranks);
+  for (const SweepPoint& point : out.points) out.tables.push_back(&point.scenario);
+  if (out.tables.empty()) {
+    throw input_error_at(r.path(), 1, "expected at least one [[scenario]] or [[sweep]]");
   }
+  return out;
+}
+
+// Each table as a scenario of `lab`: names unique, link settings only where
+// there are links, and only on links the fabric has.
+void read_scenarios(const LabReader& r, const toml::table& root, const ScenarioTables& tables,
+                    const toml::table* quick, LabDefinition& lab) {
   std::set<std::string> names;
-  const size_t written = tables.size() - points.size();  // then the sweeps' points
-  for (size_t i = 0; i < tables.size(); ++i) {
-    const toml::table* t = tables[i];
-    ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick_table);
+  for (size_t i = 0; i < tables.tables.size(); ++i) {
+    const toml::table* t = tables.tables[i];
+    const SweepPoint* point = tables.point(i);
+    ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick);
     read_scenario_workload(r, *t, lab, s);
     s.baseline = r.string_at(*t, "baseline", false);
-    if (i >= written) {
-      s.sweep = points[i - written].sweep;
-      s.sweep_value = points[i - written].value;
+    if (point) {  // its table has no settings: the sweep parsed them (sweep.h)
+      s.link_settings = point->link_settings;
+      s.sweep = point->sweep;
+      s.sweep_value = point->value;
     }
     if (!names.insert(s.name).second) {
       // A point's table has no lines: name its sweep's.
-      const toml::node* at = i >= written ? root.get("sweep") : t->get("name");
+      const toml::node* at = point ? root.get("sweep") : t->get("name");
       r.fail(at, "name", "scenario '" + s.name + "' defined twice");
     }
     if (!s.every_link_setting().empty() && lab.ranks == 1) {
@@ -643,8 +682,33 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
     check_against_fabric(r, *t, s, lab.fabric);
     lab.scenarios.push_back(std::move(s));
   }
-  resolve_baselines(r, tables, lab);
-  check_relative_limits(r, tables, lab);
+}
+
+}  // namespace
+
+LabDefinition load_lab(const std::string& lab_toml, bool quick) {
+  LabReader r(lab_toml);
+  const toml::table root = parse_toml_file(lab_toml);
+  // A damaged [quick] is a damaged lab, with --quick or without.
+  if (!quick && root["quick"]) load_lab(lab_toml, true);
+  check_top_level(r, root);
+
+  LabDefinition lab = read_identity(r, root);
+  if (const toml::table* topology = root["topology"].as_table())
+    read_topology(r, *topology, lab.fabric);
+  lab.ranks = lab.fabric.ranks;
+  lab.workload = read_workload(r, root);
+  const Workload& workload = find_workload(lab.workload.kind);
+  read_report(r, root, lab);
+
+  const toml::table* quick_table = quick ? root["quick"].as_table() : nullptr;
+  if (quick_table) apply_quick(r, *quick_table, workload, lab.workload);
+  check_workload(r, root, quick_table, workload, lab.workload);
+
+  const ScenarioTables tables = scenario_tables(r, root, lab.ranks);
+  read_scenarios(r, root, tables, quick_table, lab);
+  resolve_baselines(r, tables.tables, lab);
+  check_relative_limits(r, tables.tables, lab);
   lab.exercises = read_exercises(lab_toml, root, lab.scenario_names());
   return lab;
 }

@@ -77,18 +77,23 @@ class SweepReader {
     return out;
   }
 
-  // Each value put into each template, checked as that setting checks it.
-  void check_settings(const std::vector<std::pair<std::string, std::string>>& templates,
-                      const std::vector<double>& values) const {
+  // Each value put into each template, parsed as that setting parses it:
+  // each point's settings, in the values' order.
+  std::vector<std::map<std::string, SettingValue>> settings(
+      const std::vector<std::pair<std::string, std::string>>& templates,
+      const std::vector<double>& values) const {
+    std::vector<std::map<std::string, SettingValue>> out(values.size());
     for (const auto& [key, text] : templates) {
-      for (double v : values) {
+      for (size_t i = 0; i < values.size(); ++i) {
+        const std::string filled = fill(text, values[i]);
         try {
-          find_link_setting(key)->validate(fill(text, v));
+          out[i][key] = find_link_setting(key)->parse(filled);
         } catch (const std::invalid_argument& e) {
-          fail(key, "with " + sweep_value_text(v) + ": \"" + fill(text, v) + "\": " + e.what());
+          fail(key, "with " + sweep_value_text(values[i]) + ": \"" + filled + "\": " + e.what());
         }
       }
     }
+    return out;
   }
 
   void check_links(int ranks) const {
@@ -172,7 +177,7 @@ std::vector<SweepPoint> expand_sweeps(const std::string& path, const toml::table
     const std::string name = r.name();
     const std::vector<double> values = r.values();
     const auto templates = r.templates();
-    r.check_settings(templates, values);
+    std::vector<std::map<std::string, SettingValue>> settings = r.settings(templates, values);
     r.check_links(ranks);
     r.check_number("deadline_s", 1, 86400);
     r.check_number("stall_s", 1, 86400);
@@ -182,15 +187,16 @@ std::vector<SweepPoint> expand_sweeps(const std::string& path, const toml::table
     const std::string unit = t["unit"].value_or(std::string());
     const std::string condition = t["condition"].value_or(std::string());
     const std::string baseline = sweep_scenario_name(name, r.baseline(values));
-    for (double v : values) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double v = values[i];
       SweepPoint point;
       point.sweep = name;
       point.value = v;
+      point.link_settings = std::move(settings[i]);
       toml::table& s = point.scenario;
       s.insert("name", sweep_scenario_name(name, v));
       s.insert("condition",
                condition.empty() ? sweep_value_text(v) + unit : SweepReader::fill(condition, v));
-      for (const auto& [key, text] : templates) s.insert(key, SweepReader::fill(text, v));
       for (const char* key : {"links", "deadline_s", "stall_s", "flow_probe_s"})
         if (const toml::node* copy = t.get(key))
           copy->visit([&](const auto& n) { s.insert(key, n); });

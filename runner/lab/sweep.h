@@ -16,20 +16,27 @@
 //
 // Errors are InputError "path:line: key 'x': ..." at the sweep's own lines
 // (exit 2), found before anything runs: every value is put into the
-// template and checked as that setting would be.
+// template and parsed as that setting parses it -- once: the points carry
+// the parsed settings to the lab reader.
 #pragma once
 
 #include <toml++/toml.h>
 
+#include <map>
 #include <string>
 #include <vector>
+
+#include "runner/link/setting_value.h"
 
 namespace fabriclab::runner {
 
 // One point of a sweep: the `[[scenario]]` table it stands for, ready for
-// the lab reader, and where it came from.
+// the lab reader, its per-link settings already parsed, and where it came
+// from. The settings are parsed here, once, where an error can name the
+// sweep's line; the table leaves them out (it has no lines of its own).
 struct SweepPoint {
   toml::table scenario;
+  std::map<std::string, SettingValue> link_settings;  // {"impair": "loss 0.5%", parsed}
   std::string sweep;  // the sweep's name
   double value = 0;
 };

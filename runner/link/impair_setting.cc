@@ -43,6 +43,9 @@ class ImpairSetting : public LinkSettingKind {
   SettingValue parse(const std::string& text) const override { return parse_impairment(text); }
 
   bool needs_backend() const override { return true; }
+  double added_delay_ms(const SettingValue& value) const override {
+    return static_cast<double>(value.parsed<netem::Spec>().delay_us) / 1000.0;
+  }
   bool shapes_without_sch_netem(const SettingValue& value) const override {
     return netem::shapes_without_sch_netem(value.parsed<netem::Spec>());
   }

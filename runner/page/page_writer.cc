@@ -19,7 +19,7 @@
 #include "runner/page/page_assets.h"
 #include "runner/page/player_cast.h"
 #include "runner/page/results_section.h"
-#include "runner/recording/cast_reader.h"
+#include "runner/cast/cast_reader.h"
 #include "runner/report/run_directory.h"
 #include "runner/rundir/run_format.h"
 

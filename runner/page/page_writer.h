@@ -21,7 +21,7 @@
 // Errors: InputError (exit 2) for a run directory that cannot be read
 // (run.json missing, damaged or of another format or version, a damaged
 // metrics.jsonl line: runner/report/run_directory.h; session.cast missing or
-// damaged: runner/recording/cast_reader.h), before anything is written;
+// damaged: runner/cast/cast_reader.h), before anything is written;
 // std::runtime_error when this fabriclab was built without the player
 // (page_assets.h). Chart problems and a lab that cannot be found are written
 // into the page and returned in `problems`, not thrown.

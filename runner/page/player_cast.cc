@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "runner/recording/terminal_sanitizer.h"
+#include "runner/cast/terminal_sanitizer.h"
 
 namespace fabriclab::runner::page {
 namespace {

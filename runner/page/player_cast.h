@@ -1,5 +1,5 @@
 // The recorded session as the page's player gets it: session.cast
-// (runner/recording/cast_reader.h) rewritten as an asciicast v2 text that is
+// (runner/cast/cast_reader.h) rewritten as an asciicast v2 text that is
 // safe to play and whose markers say what happened.
 //
 //   PlayerCast cast = player_cast(read_cast(dir / "session.cast"));
@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/recording/cast_reader.h"
+#include "runner/cast/cast_reader.h"
 
 namespace fabriclab::runner::page {
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "runner/page/html_text.h"
+#include "runner/report/result/result_parts.h"
 #include "runner/report/summary_table.h"
 #include "runner/report/table_kind.h"
 
@@ -22,70 +23,79 @@ struct Column {
   std::function<std::optional<std::string>(const ScenarioSummary&)> value;  // plain text
 };
 
-template <typename T>
-std::optional<std::string> formatted(const std::optional<T>& value, const char* format) {
-  if (!value) return std::nullopt;
-  return fmt::format(format, *value);
+// How a figure shows in a cell.
+std::string one_decimal(double x) { return fmt::format("{:.1f}", x); }
+std::string two_decimals(double x) { return fmt::format("{:.2f}", x); }
+std::string three_decimals(double x) { return fmt::format("{:.3f}", x); }
+std::string whole_percent(double share) { return fmt::format("{:.0f}", 100 * share); }
+std::string percent(double share) { return fmt::format("{:.1f}%", 100 * share); }
+std::string step_ms(double ms) {
+  return ms < 100 ? fmt::format("{:.1f}", ms) : fmt::format("{:.0f}", ms);
 }
 
-std::optional<std::string> step_ms(double ms, const ScenarioSummary& s) {
-  if (s.result.steps_completed == 0) return std::nullopt;
-  return ms < 100 ? fmt::format("{:.1f}", ms) : fmt::format("{:.0f}", ms);
+bool stepped(const ScenarioSummary& s) {
+  return report::result_count(s.result, "steps_completed").value_or(0) != 0;
+}
+
+// A column of one result field, by name (report/result/result_parts.h): a
+// count as an integer, a figure through `format` (nullptr for a count
+// column); none when the row has none or, `if_stepped`, when the scenario
+// completed no step (its step figures are 0 then, not measured).
+Column field_column(const char* header, const char* title, std::string field,
+                    std::string (*format)(double), bool if_stepped = false) {
+  return {header, title,
+          [field, format, if_stepped](const ScenarioSummary& s) -> std::optional<std::string> {
+            if (if_stepped && !stepped(s)) return std::nullopt;
+            if (const auto n = report::result_count(s.result, field)) return fmt::format("{}", *n);
+            if (const auto x = report::result_number(s.result, field); x && format)
+              return format(*x);
+            return std::nullopt;
+          }};
 }
 
 std::vector<Column> columns(const std::vector<ScenarioSummary>& summaries) {
   bool sweep = false;  // an allreduce workload: nccl-tests' figures
-  for (const auto& s : summaries) sweep = sweep || s.result.busbw_gb_per_s.has_value();
+  for (const auto& s : summaries)
+    sweep = sweep || report::result_number(s.result, "busbw_gb_per_s").has_value();
+  const Column slowdown = field_column("x baseline", "", "slowdown", two_decimals);
   std::vector<Column> out = {
       {"wall s", "from the first step's start to the last step's end",
        [](const ScenarioSummary& s) -> std::optional<std::string> {
-         if (s.result.steps_completed == 0 && s.result.wall_s == 0) return std::nullopt;
-         return fmt::format("{:.1f}", s.result.wall_s);
+         const double wall_s = report::result_number(s.result, "wall_s").value_or(0);
+         if (!stepped(s) && wall_s == 0) return std::nullopt;
+         return one_decimal(wall_s);
        }},
       {"x baseline", "wall time / the baseline scenario's (a lower bound, >, when cut off)",
-       [](const ScenarioSummary& s) -> std::optional<std::string> {
-         if (s.result.slowdown) return fmt::format("{:.2f}", *s.result.slowdown);
+       [slowdown](const ScenarioSummary& s) -> std::optional<std::string> {
+         if (auto value = slowdown.value(s)) return value;
          if (s.slowdown_at_least) return fmt::format(">{:.1f}", *s.slowdown_at_least);
          return std::nullopt;
        }},
   };
   if (sweep) {
+    out.push_back(field_column("busbw GB/s", "the largest size's out-of-place bus bandwidth",
+                               "busbw_gb_per_s", three_decimals));
+    out.push_back(field_column("avg busbw GB/s", "nccl-tests' average bus bandwidth over sizes",
+                               "avg_busbw_gb_per_s", three_decimals));
     out.push_back(
-        {"busbw GB/s", "the largest size's out-of-place bus bandwidth",
-         [](const ScenarioSummary& s) { return formatted(s.result.busbw_gb_per_s, "{:.3f}"); }});
-    out.push_back({"avg busbw GB/s", "nccl-tests' average bus bandwidth over sizes",
-                   [](const ScenarioSummary& s) {
-                     return formatted(s.result.avg_busbw_gb_per_s, "{:.3f}");
-                   }});
-    out.push_back({"#wrong", "elements that were not the sum they had to be",
-                   [](const ScenarioSummary& s) { return formatted(s.result.wrong, "{}"); }});
+        field_column("#wrong", "elements that were not the sum they had to be", "wrong", nullptr));
   } else {
-    out.push_back({"p50 step ms", "median step time (the slowest rank's, per step)",
-                   [](const ScenarioSummary& s) { return step_ms(s.result.median_step_ms, s); }});
-    out.push_back({"p99 step ms", "99th percentile step time",
-                   [](const ScenarioSummary& s) { return step_ms(s.result.p99_step_ms, s); }});
+    out.push_back(field_column("p50 step ms", "median step time (the slowest rank's, per step)",
+                               "median_step_ms", step_ms, true));
     out.push_back(
-        {"net ms", "median time per step of the network alone",
-         [](const ScenarioSummary& s) { return formatted(s.result.median_network_ms, "{:.1f}"); }});
-    out.push_back({"comm %", "share of step time spent in communication",
-                   [](const ScenarioSummary& s) -> std::optional<std::string> {
-                     if (s.result.steps_completed == 0) return std::nullopt;
-                     return fmt::format("{:.0f}", 100 * s.result.comm_share);
-                   }});
+        field_column("p99 step ms", "99th percentile step time", "p99_step_ms", step_ms, true));
+    out.push_back(field_column("net ms", "median time per step of the network alone",
+                               "median_network_ms", one_decimal));
+    out.push_back(field_column("comm %", "share of step time spent in communication", "comm_share",
+                               whole_percent, true));
   }
-  out.push_back({"TCP retx", "TCP segments retransmitted in the ranks' namespaces",
-                 [](const ScenarioSummary& s) { return formatted(s.result.retransmits, "{}"); }});
-  out.push_back({"drops", "packets the impairment dropped",
-                 [](const ScenarioSummary& s) { return formatted(s.result.drops, "{}"); }});
+  out.push_back(field_column("TCP retx", "TCP segments retransmitted in the ranks' namespaces",
+                             "retransmits", nullptr));
+  out.push_back(field_column("drops", "packets the impairment dropped", "drops", nullptr));
   if (!sweep) {
-    out.push_back(
-        {"final loss", "training loss at the last step (mean over ranks)",
-         [](const ScenarioSummary& s) { return formatted(s.result.final_loss, "{:.3f}"); }});
-    out.push_back({"accuracy", "the last evaluation's accuracy", [](const ScenarioSummary& s) {
-                     if (!s.result.accuracy) return std::optional<std::string>();
-                     return std::optional<std::string>(
-                         fmt::format("{:.1f}%", 100 * *s.result.accuracy));
-                   }});
+    out.push_back(field_column("final loss", "training loss at the last step (mean over ranks)",
+                               "final_loss", three_decimals));
+    out.push_back(field_column("accuracy", "the last evaluation's accuracy", "accuracy", percent));
   }
   return out;
 }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/report/rank_times.h"
+#include "runner/report/scenario_summary.h"
 
 namespace fabriclab::runner::report {
 
@@ -48,13 +49,12 @@ struct ScenarioSeries {
   std::vector<RankTimes> ranks;   // each rank's median compute and wait (rank_times.h)
   std::vector<LinkBytes> links;   // by link name; empty without a counters sample
   // A `[[sweep]]` point (run.json `sweep`, runner/lab/sweep.h): its sweep
-  // ("" = none) and value, the job's step slowdown and the flow probe's figures
-  // (scenario_summary.h; null when not measured), for the `sweep` chart.
+  // ("" = none) and value, for the `sweep` chart.
   std::string sweep;
   double sweep_value = 0;
-  std::optional<double> step_slowdown;
-  std::optional<double> flow_slowdown;
-  std::optional<double> flow_retx_share;
+  // The scenario's result row (scenario_summary.h), for charts that plot its
+  // fields, read by name (result/result_parts.h: the `sweep` chart's).
+  ScenarioResult result;
   // A queue's depth over time (the `counters` events' `queues`: the deepest
   // port's window_max_bytes, the deepest since the sample before), KiB, at
   // seconds since the first step started (negative: before the job began).

@@ -71,9 +71,7 @@ ChartOutput render_charts(const RunDirectory& run, const std::vector<ScenarioSum
     series.back().ranks = summary.ranks.ranks;
     series.back().sweep = summary.sweep;
     series.back().sweep_value = summary.sweep_value;
-    series.back().step_slowdown = summary.result.step_slowdown;
-    series.back().flow_slowdown = summary.result.flow_slowdown;
-    series.back().flow_retx_share = summary.result.flow_retx_share;
+    series.back().result = summary.result;
     if (!series.back().points.empty()) {
       write_file(options.charts_dir / data_file_name(summary.name),
                  format_data_file(series.back()));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <locale>
 
+#include "runner/report/result/result_parts.h"
 #include "runner/report/wait_cost.h"
 
 namespace fabriclab::runner::report {
@@ -40,8 +41,8 @@ std::string idle_time_table(const std::vector<PricedScenario>& rows) {
     const WaitCost& c = row.cost;
     out += fmt::format(
         "{:<{}}  {:>7.2f}  {:>9.0f}  {:>9.0f}  {:>+8.0f}  {:>9}  {:>12} ({:>3.0f}%)\n",
-        row.summary->name, w, *row.summary->result.slowdown, c.step_s * 1000,
-        c.baseline_step_s * 1000, c.extra_ms, format_count(c.steps_per_hour),
+        row.summary->name, w, result_number(row.summary->result, "slowdown").value_or(0),
+        c.step_s * 1000, c.baseline_step_s * 1000, c.extra_ms, format_count(c.steps_per_hour),
         format_count(c.idle_s_per_gpu_hour), c.idle_s_per_gpu_hour / kSecondsPerHour * 100);
   }
   return out;

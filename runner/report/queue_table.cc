@@ -20,6 +20,13 @@ std::string cell(const ScenarioResult& result, const std::string& field, const c
   return "--";
 }
 
+// Whether the scenario stepped: step times of one that never did are 0, not
+// measured.
+bool stepped_at_all(const ScenarioResult& result) {
+  return result_count(result, "steps_completed").value_or(0) > 0 ||
+         result_number(result, "median_step_ms").value_or(0) > 0;
+}
+
 // The queue's columns after the step times: each a result field.
 struct FieldColumn {
   const char* field;
@@ -41,8 +48,8 @@ std::string format_queue_table(const std::vector<ScenarioSummary>& summaries) {
   bool any_queue = false;
   std::set<std::string> flows;
   for (const ScenarioSummary& s : summaries) {
-    any_queue = any_queue || s.result.marks.has_value();
-    for (const auto& [name, mbps] : s.result.neighbour_mbps) flows.insert(name);
+    any_queue = any_queue || result_count(s.result, "marks").has_value();
+    for (const std::string& name : result_flows(s.result, "NAME_mbps")) flows.insert(name);
   }
   if (!any_queue) return "";
 
@@ -64,10 +71,10 @@ std::string format_queue_table(const std::vector<ScenarioSummary>& summaries) {
   std::string rows;
   for (const ScenarioSummary& s : summaries) {
     const ScenarioResult& r = s.result;
-    const bool stepped = r.steps_completed > 0 || r.median_step_ms > 0;
+    const bool stepped = stepped_at_all(r);
     std::vector<std::string> cells = {s.name, status_word(s),
-                                      stepped ? fmt::format("{:.0f}", r.median_step_ms) : "--",
-                                      stepped ? fmt::format("{:.0f}", r.p99_step_ms) : "--"};
+                                      stepped ? cell(r, "median_step_ms", "{:.0f}") : "--",
+                                      stepped ? cell(r, "p99_step_ms", "{:.0f}") : "--"};
     for (const FieldColumn& column : kFieldColumns)
       cells.push_back(cell(r, column.field, column.format));
     for (const std::string& flow : flows) {

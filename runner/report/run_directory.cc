@@ -1,11 +1,13 @@
 #include "runner/report/run_directory.h"
 
 #include "common/input_error.h"
+#include "runner/report/result/recorded_results.h"
 
 namespace fabriclab::runner::report {
 
 RunDirectory read_run_directory(const std::filesystem::path& dir) {
   RunDirectory run = rundir::read_run(dir);
+  check_recorded_results(run);
   if (!run.problems.empty()) {
     const rundir::MetricsProblem& first = run.problems.front();
     throw input_error_at((run.path / rundir::kMetricsFile).string(), first.line, first.message);

@@ -1,7 +1,8 @@
 // The report's reading of a run directory: runner/rundir/run_reader.h's
 // reader (one set of rules for every caller), strict. The report draws
 // tables and charts from the events, so it refuses damaged data instead of
-// drawing from part of it: the first damaged metrics line throws.
+// drawing from part of it: the first damaged metrics line throws, as does a
+// `result` field of the wrong kind (result/recorded_results.h).
 //
 //   RunDirectory run = read_run_directory("runs/02-...");
 //   for (const auto& name : run.scenario_names) use(run.events.at(name));

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 #include <spdlog/fmt/fmt.h>
+
+#include "runner/report/result/result_parts.h"
 
 namespace fabriclab::runner::report {
 namespace {
@@ -28,40 +31,6 @@ std::string format_ms(double ms) {
   return ms < 100 ? fmt::format("{:.1f}", ms) : fmt::format("{:.0f}", ms);
 }
 
-std::string format_wall(const ScenarioSummary& summary) {
-  if (summary.result.steps_completed == 0 && summary.result.wall_s == 0) return kAbsent;
-  return fmt::format("{:.1f}", summary.result.wall_s);
-}
-
-template <typename T, typename Format>
-std::string or_absent(const std::optional<T>& value, Format format) {
-  return value ? format(*value) : std::string(kAbsent);
-}
-
-struct Column {
-  const char* header_top;  // a two-line header keeps number columns narrow
-  const char* header;
-  bool left_aligned;
-};
-
-constexpr Column kColumns[] = {
-    {"", "scenario", true}, {"", "condition", true}, {"", "status", true},     {"wall", "s", false},
-    {"x", "clean", false},  {"p50", "ms", false},    {"p99", "ms", false},     {"net", "ms", false},
-    {"comm", "%", false},
-    {"TCP", "retx", false}, {"", "drops", false},    {"final", "loss", false},
-};
-// An allreduce sweep (the `allreduce` workload) has no loss and no step
-// times worth a column: its columns are nccl-tests' figures instead.
-constexpr Column kSweepColumns[] = {
-    {"", "scenario", true}, {"", "condition", true},  {"", "status", true},
-    {"wall", "s", false},   {"busbw", "GB/s", false}, {"x", "base", false},
-    {"avg bw", "GB/s", false}, {"", "#wrong", false}, {"TCP", "retx", false},
-    {"", "drops", false},
-};
-constexpr size_t kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
-constexpr size_t kSweepColumnCount = sizeof(kSweepColumns) / sizeof(kSweepColumns[0]);
-constexpr size_t kConditionColumn = 1;
-
 // GB/s with three significant digits: lab links are Mbit/s, 0.0118 GB/s.
 std::string format_gb_per_s(double value) {
   if (value >= 100) return fmt::format("{:.0f}", value);
@@ -69,9 +38,86 @@ std::string format_gb_per_s(double value) {
   return fmt::format("{:.3g}", value);
 }
 
+std::string format_ratio(double x) { return fmt::format("{:.2f}", x); }
+std::string format_wall_s(double s) { return fmt::format("{:.1f}", s); }
+std::string format_percent(double share) { return fmt::format("{:.0f}", share * 100); }
+std::string format_loss(double loss) { return fmt::format("{:.3f}", loss); }
+
+// Whether the scenario measured any step: without one, the figures every
+// row holds (wall time, step times, comm share) are 0, not a measurement.
+bool measured(const ScenarioResult& r) {
+  return result_count(r, "steps_completed").value_or(0) != 0 ||
+         result_number(r, "wall_s").value_or(0) != 0;
+}
+
+struct Column {
+  const char* header_top;  // a two-line header keeps number columns narrow
+  const char* header;
+  bool left_aligned;
+  std::function<std::string(const ScenarioSummary&)> cell;
+};
+
+// A column of one result field, by name (result/result_parts.h): counts
+// print as integers, figures through `format` (nullptr for a count column);
+// "--" when the row has none, or, `if_measured`, when the scenario measured
+// no step.
+Column field_column(const char* top, const char* header, std::string field,
+                    std::string (*format)(double), bool if_measured = false) {
+  return {top, header, false, [field, format, if_measured](const ScenarioSummary& s) {
+            if (if_measured && !measured(s.result)) return std::string(kAbsent);
+            if (const auto n = result_count(s.result, field)) return fmt::format("{}", *n);
+            if (const auto x = result_number(s.result, field); x && format) return format(*x);
+            return std::string(kAbsent);
+          }};
+}
+
+// What every table starts with: the scenario as the run names it.
+std::vector<Column> scenario_columns() {
+  return {{"", "scenario", true, [](const ScenarioSummary& s) { return s.name; }},
+          {"", "condition", true,
+           [](const ScenarioSummary& s) {
+             return s.condition.empty() ? std::string(kAbsent) : s.condition;
+           }},
+          {"", "status", true, [](const ScenarioSummary& s) { return format_status(s); }}};
+}
+
+std::vector<Column> training_columns() {
+  std::vector<Column> columns = scenario_columns();
+  columns.push_back(field_column("wall", "s", "wall_s", format_wall_s, true));
+  // A scenario cut off by its deadline has a lower bound instead (scenario_summary.h).
+  const Column slowdown = field_column("x", "clean", "slowdown", format_ratio);
+  columns.push_back({"x", "clean", false, [slowdown](const ScenarioSummary& s) {
+                       if (s.slowdown_at_least) return fmt::format(">{:.1f}", *s.slowdown_at_least);
+                       return slowdown.cell(s);
+                     }});
+  columns.push_back(field_column("p50", "ms", "median_step_ms", format_ms, true));
+  columns.push_back(field_column("p99", "ms", "p99_step_ms", format_ms, true));
+  columns.push_back(field_column("net", "ms", "median_network_ms", format_ms, true));
+  columns.push_back(field_column("comm", "%", "comm_share", format_percent, true));
+  columns.push_back(field_column("TCP", "retx", "retransmits", nullptr));
+  columns.push_back(field_column("", "drops", "drops", nullptr));
+  columns.push_back(field_column("final", "loss", "final_loss", format_loss));
+  return columns;
+}
+
+// An allreduce sweep (the `allreduce` workload) has no loss and no step
+// times worth a column: its columns are nccl-tests' figures instead.
+std::vector<Column> allreduce_columns() {
+  std::vector<Column> columns = scenario_columns();
+  columns.push_back(field_column("wall", "s", "wall_s", format_wall_s, true));
+  columns.push_back(field_column("busbw", "GB/s", "busbw_gb_per_s", format_gb_per_s));
+  columns.push_back(field_column("x", "base", "busbw_ratio", format_ratio));
+  columns.push_back(field_column("avg bw", "GB/s", "avg_busbw_gb_per_s", format_gb_per_s));
+  columns.push_back(field_column("", "#wrong", "wrong", nullptr));
+  columns.push_back(field_column("TCP", "retx", "retransmits", nullptr));
+  columns.push_back(field_column("", "drops", "drops", nullptr));
+  return columns;
+}
+constexpr size_t kConditionColumn = 1;
+
 bool is_sweep(const std::vector<ScenarioSummary>& summaries) {
   for (const ScenarioSummary& summary : summaries)
-    if (summary.result.busbw_gb_per_s) return true;
+    if (result_number(summary.result, "busbw_gb_per_s")) return true;
   return false;
 }
 constexpr const char* kGap = "  ";
@@ -84,55 +130,24 @@ std::string format_status(const ScenarioSummary& summary) {
       summary.status == rundir::ScenarioStatus::kSkipped || !summary.steps_planned) {
     return status;
   }
-  return fmt::format("{} {}/{}", status, summary.result.steps_completed, *summary.steps_planned);
+  return fmt::format("{} {}/{}", status,
+                     result_count(summary.result, "steps_completed").value_or(0),
+                     *summary.steps_planned);
 }
 
 std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) {
   using Row = std::vector<std::string>;
   const bool sweep = is_sweep(summaries);
-  const Column* columns = sweep ? kSweepColumns : kColumns;
-  const size_t column_count = sweep ? kSweepColumnCount : kColumnCount;
+  const std::vector<Column> columns = sweep ? allreduce_columns() : training_columns();
+  const size_t column_count = columns.size();
   std::vector<Row> rows;
   rows.push_back({});
-  for (size_t i = 0; i < column_count; ++i) rows.back().push_back(columns[i].header_top);
+  for (const Column& column : columns) rows.back().push_back(column.header_top);
   rows.push_back({});
-  for (size_t i = 0; i < column_count; ++i) rows.back().push_back(columns[i].header);
-
+  for (const Column& column : columns) rows.back().push_back(column.header);
   for (const ScenarioSummary& summary : summaries) {
-    const ScenarioResult& r = summary.result;
-    const bool measured = !(r.steps_completed == 0 && r.wall_s == 0);
-    const auto count = [](std::int64_t n) { return fmt::format("{}", n); };
-    if (sweep) {
-      rows.push_back({
-          summary.name,
-          summary.condition.empty() ? std::string(kAbsent) : summary.condition,
-          format_status(summary),
-          format_wall(summary),
-          or_absent(r.busbw_gb_per_s, format_gb_per_s),
-          or_absent(r.busbw_ratio, [](double x) { return fmt::format("{:.2f}", x); }),
-          or_absent(r.avg_busbw_gb_per_s, format_gb_per_s),
-          or_absent(r.wrong, count),
-          or_absent(r.retransmits, count),
-          or_absent(r.drops, count),
-      });
-      continue;
-    }
-    rows.push_back({
-        summary.name,
-        summary.condition.empty() ? std::string(kAbsent) : summary.condition,
-        format_status(summary),
-        format_wall(summary),
-        summary.slowdown_at_least
-            ? fmt::format(">{:.1f}", *summary.slowdown_at_least)
-            : or_absent(r.slowdown, [](double x) { return fmt::format("{:.2f}", x); }),
-        measured ? format_ms(r.median_step_ms) : kAbsent,
-        measured ? format_ms(r.p99_step_ms) : kAbsent,
-        measured ? or_absent(r.median_network_ms, format_ms) : kAbsent,
-        measured ? fmt::format("{:.0f}", r.comm_share * 100) : kAbsent,
-        or_absent(r.retransmits, [](std::int64_t n) { return fmt::format("{}", n); }),
-        or_absent(r.drops, [](std::int64_t n) { return fmt::format("{}", n); }),
-        or_absent(r.final_loss, [](double loss) { return fmt::format("{:.3f}", loss); }),
-    });
+    rows.push_back({});
+    for (const Column& column : columns) rows.back().push_back(column.cell(summary));
   }
 
   std::vector<size_t> widths(column_count, 0);
@@ -179,7 +194,8 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
         "the impairment\ndropped.\n",
         [&] {
           for (const ScenarioSummary& s : summaries)
-            if (s.result.largest_size) return fmt::format("{} B", *s.result.largest_size);
+            if (const auto size = result_count(s.result, "largest_size"))
+              return fmt::format("{} B", *size);
           return std::string("--");
         }());
   } else {

@@ -2,6 +2,8 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "runner/report/result/result_parts.h"
+
 namespace fabriclab::runner::report {
 namespace {
 
@@ -25,17 +27,18 @@ std::string format_sweep_table(const std::vector<ScenarioSummary>& summaries) {
   std::string rows;
   for (const ScenarioSummary& s : summaries) {
     if (s.sweep.empty()) continue;
-    const ScenarioResult& r = s.result;
+    const auto field = [&](const char* name) { return result_number(s.result, name); };
     const auto percent = [](const std::optional<double>& share) {
       return share ? std::optional<double>(*share * 100) : std::nullopt;
     };
-    const auto extra = percent(job_extra_share(r.step_slowdown));
-    const auto lost = percent(flow_goodput_lost_share(r.flow_slowdown));
-    const auto resent = percent(r.flow_retx_share);
+    const auto extra = percent(job_extra_share(field("step_slowdown")));
+    const auto lost = percent(flow_goodput_lost_share(field("flow_slowdown")));
+    const auto resent = percent(field("flow_retx_share"));
     rows += fmt::format("{:<12} {:>7} {:<10} {:>7} {:>7} {:>7} {:>9} {:>10} {:>9}\n", s.name,
-                        fmt::format("{}", s.sweep_value), status_word(s), or_dashes(r.mean_step_ms, "{:.1f}"),
-                        or_dashes(r.step_slowdown, "{:.2f}"), or_dashes(extra, "{:+.1f}"),
-                        or_dashes(r.flow_gbps, "{:.3f}"), or_dashes(lost, "{:.0f}"),
+                        fmt::format("{}", s.sweep_value), status_word(s),
+                        or_dashes(field("mean_step_ms"), "{:.1f}"),
+                        or_dashes(field("step_slowdown"), "{:.2f}"), or_dashes(extra, "{:+.1f}"),
+                        or_dashes(field("flow_gbps"), "{:.3f}"), or_dashes(lost, "{:.0f}"),
                         or_dashes(resent, "{:.2f}"));
   }
   if (rows.empty()) return "";

@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 
 #include "runner/report/result/result_parts.h"
@@ -16,18 +17,15 @@ std::string megabytes(const nlohmann::json& bytes) {
   return fmt::format("{:.1f}", static_cast<double>(bytes.get<std::int64_t>()) / 1e6);
 }
 
-// A name the row holds (the hot uplink, the hot spine), "--" for none.
-std::string word(const nlohmann::json& name) {
-  return name.is_string() ? name.get<std::string>() : "--";
-}
-
 }  // namespace
 
 std::string format_uplink_table(const std::vector<ScenarioSummary>& summaries) {
   std::set<std::string> uplinks, flows;
   for (const ScenarioSummary& s : summaries) {
-    for (const auto& [name, bytes] : s.result.bytes_by_uplink) uplinks.insert(name);
-    for (const auto& [name, mbps] : s.result.neighbour_mbps) flows.insert(name);
+    const nlohmann::json by_uplink = result_value(s.result, "uplinks");
+    if (by_uplink.is_object())
+      for (const auto& [name, bytes] : by_uplink.items()) uplinks.insert(name);
+    for (const std::string& name : result_flows(s.result, "NAME_mbps")) flows.insert(name);
   }
   if (uplinks.empty()) return "";
 
@@ -44,20 +42,22 @@ std::string format_uplink_table(const std::vector<ScenarioSummary>& summaries) {
   std::string out = "Bytes on the fabric (MB; uplinks both ways, read at the ToR)\n" + row(head);
   for (const ScenarioSummary& s : summaries) {
     const ScenarioResult& r = s.result;
-    const bool stepped = r.steps_completed > 0 || r.median_step_ms > 0;
-    std::vector<std::string> cells = {s.name, status_word(s),
-                                      stepped ? fmt::format("{:.0f}", r.median_step_ms) : "--",
-                                      stepped ? fmt::format("{:.0f}", r.p99_step_ms) : "--",
-                                      megabytes(result_value(r, "link_bytes"))};
+    const bool stepped = result_count(r, "steps_completed").value_or(0) > 0 ||
+                         result_number(r, "median_step_ms").value_or(0) > 0;
+    const auto ms = [&](const char* field) {
+      return stepped ? fmt::format("{:.0f}", result_number(r, field).value_or(0)) : "--";
+    };
+    std::vector<std::string> cells = {s.name, status_word(s), ms("median_step_ms"),
+                                      ms("p99_step_ms"), megabytes(result_value(r, "link_bytes"))};
     const nlohmann::json by_uplink = result_value(r, "uplinks");
     for (const std::string& uplink : uplinks)
       cells.push_back(megabytes(by_uplink.is_object() ? by_uplink.value(uplink, nlohmann::json())
                                                       : nlohmann::json()));
-    cells.push_back(word(result_value(r, "hot_uplink")));
-    cells.push_back(word(result_value(r, "hot_spine")));
+    cells.push_back(result_word(r, "hot_uplink").value_or("--"));  // names the row holds
+    cells.push_back(result_word(r, "hot_spine").value_or("--"));
     for (const std::string& flow : flows) {
-      const nlohmann::json mbps = result_value(r, flow + "_mbps");
-      cells.push_back(mbps.is_number() ? fmt::format("{:.1f}", mbps.get<double>()) : "--");
+      const std::optional<double> mbps = result_number(r, flow + "_mbps");
+      cells.push_back(mbps ? fmt::format("{:.1f}", *mbps) : "--");
     }
     out += row(cells);
   }

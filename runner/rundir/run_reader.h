@@ -13,7 +13,8 @@
 //    must be "fabriclab-run" and 1; `scenarios`, when present, an array of
 //    objects with a non-empty string `name` and, when present, a `status`
 //    that is one of ScenarioStatus's words; a `result`, when present, an
-//    object of numbers or nulls (but hot_spine, hot_uplink, uplinks).
+//    object (its fields' kinds are the result parts' to check: the report
+//    and the grader call runner/report/result/recorded_results.h).
 //  - every non-blank line of metrics.jsonl must be a JSON object with a
 //    string `event`; `v`, when present, must be 1 or 2 (run_format.h); the
 //    fields the report uses are type-checked, and none may be below 0 (`step`: rank, step, ts,

@@ -1,7 +1,7 @@
 // The one writer of run directories (recordings/FORMAT.md, constants in
 // run_format.h): creates the directory, appends events to metrics.jsonl as
 // the run goes, and writes run.json. What goes on the terminal and into
-// session.cast is the Console's (runner/recording/console.h), and what a
+// session.cast is the Console's (runner/cast/console.h), and what a
 // lab run records is RunRecording's (runner/scenario/run_recording.h); this
 // class only keeps the files in the format the reader (run_reader.h) reads.
 //

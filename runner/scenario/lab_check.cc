@@ -9,14 +9,13 @@
 #include <set>
 
 #include "common/temp_dir.h"
-#include "netem/spec.h"
+#include "runner/cast/console.h"
 #include "runner/cleanup/stale_runs.h"
 #include "runner/lab/link_plan.h"
 #include "runner/ledger/run_id.h"
 #include "runner/link/link_setting.h"
 #include "runner/process/iperf_client.h"
 #include "runner/process/stop_signals.h"
-#include "runner/recording/console.h"
 #include "runner/scenario/host_preflight.h"
 #include "runner/scenario/lab_network_up.h"
 #include "runner/scenario/lab_run.h"
@@ -80,10 +79,9 @@ std::vector<std::pair<int, int>> paths_of(const ScenarioDefinition& s, const Lin
 double least_rtt_ms(const LinkPlan& plan, int from, int to) {
   double ms = 0;
   for (const LinkAssignment& a : plan.assignments) {
-    if (a.key != "impair") continue;
-    const auto& spec = a.value.parsed<netem::Spec>();
+    const double delay_ms = find_link_setting(a.key)->added_delay_ms(a.value);
     for (int rank : a.ranks)
-      if (rank == from || rank == to) ms += static_cast<double>(spec.delay_us) / 1000.0;
+      if (rank == from || rank == to) ms += delay_ms;
   }
   return ms;
 }

@@ -3,7 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "common/fault_point.h"
-#include "runner/recording/console.h"
+#include "runner/cast/console.h"
 #include "runner/scenario/lab_run.h"
 
 namespace fabriclab::runner {

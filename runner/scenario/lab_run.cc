@@ -17,7 +17,7 @@
 #include "runner/scenario/host_preflight.h"
 #include "runner/scenario/lab_network_up.h"
 #include "runner/scenario/measured_limits.h"
-#include "runner/scenario/run_recording.h"
+#include "runner/scenario/run_recorder.h"
 #include "runner/scenario/scenario_runner.h"
 #include "runner/topology/lab_network.h"
 #include "runner/topology/network_settings.h"
@@ -90,48 +90,47 @@ namespace {
 int run_on_lab_network(const LabDefinition& lab,
                        const std::vector<const ScenarioDefinition*>& scenarios,
                        const LabRunOptions& options, const std::string& run_id,
-                       RunRecording& recording) {
-  Console& console = recording.console();
+                       RunRecorder& recorder) {
+  Console& console = recorder.console();
   LabNetworkUp up(lab, scenarios, options.backend, run_id, console);
   netem::Backend* backend = up.backend();
 
   // Randomized parts of the lab (a `seed:LABEL` link) and the grader's
   // `from = "seed"` answers both derive from it (runner/lab/seed_pick.h).
   const uint64_t seed = std::random_device{}();
-  recording.manifest().update({{"seed", seed},
-                               {"quick", options.quick},
-                               {"mode", "namespaces"},
-                               {"privileges", options.privileges},
-                               {"backend", backend ? backend->name() : "none"},
-                               {"backend_why", up.backend_why()},
-                               {"fabric_links", up.fabric_links()},
-                               {"network",
-                                {{"backend", backend ? backend->name() : "none"},
-                                 {"namespaces", network_settings_json(up.settings())}}}});
+  recorder.manifest().update({{"seed", seed},
+                              {"quick", options.quick},
+                              {"mode", "namespaces"},
+                              {"privileges", options.privileges},
+                              {"backend", backend ? backend->name() : "none"},
+                              {"backend_why", up.backend_why()},
+                              {"fabric_links", up.fabric_links()},
+                              {"network",
+                               {{"backend", backend ? backend->name() : "none"},
+                                {"namespaces", network_settings_json(up.settings())}}}});
 
   int exit_code = 0;
   int port = kFirstMasterPort;
   MeasuredTimes measured;  // for limits written against an earlier scenario
   for (const ScenarioDefinition* s : scenarios) {
     if (StopSignals::stop_requested()) break;
-    recording.begin_scenario(*s);
+    recorder.begin_scenario(*s);
     const ResolvedLimits limits = resolve_limits(*s, measured);
     if (!limits.line.empty()) console.print("   " + limits.line + "\n");
-    ScenarioContext context{&lab,     &up.network(),   backend,       &up.ledger(),
-                            &console, recording.dir(), port++,        /*external_failure=*/{}};
+    ScenarioContext context{&lab,     &up.network(),  backend, &up.ledger(),
+                            &console, recorder.dir(), port++,  /*external_failure=*/{}};
     context.seed = seed;
     const ScenarioOutcome outcome = run_scenario(context, limits.scenario);
     if (outcome.status == rundir::ScenarioStatus::kCompleted)
       measured[s->name] = outcome.ended_unix_s - outcome.started_unix_s;
-    if (!recording.end_scenario(*s, outcome)) exit_code = 1;
+    if (!recorder.end_scenario(*s, outcome)) exit_code = 1;
   }
   return exit_code;  // the ranks are stopped; `up` removes the lab network
 }
 
 }  // namespace
 
-int run_lab(const LabRunOptions& options) {
-  const LabDefinition lab = load_lab(options.lab_file, options.quick);
+int run_lab(const LabDefinition& lab, const LabRunOptions& options) {
   const auto scenarios = select_scenarios(lab, options.scenarios);
   refuse_what_this_host_cannot_run(lab, scenarios);
 
@@ -139,15 +138,15 @@ int run_lab(const LabRunOptions& options) {
   clean_stale_runs_and_warn();
 
   const std::string run_id = make_run_id();
-  RunRecording recording(lab, options.output_dir, run_id);  // a full disk stops it here
+  RunRecorder recorder(lab, options.output_dir, run_id);  // a full disk stops it here
   try {
-    const int exit_code = run_on_lab_network(lab, scenarios, options, run_id, recording);
-    recording.finish(options.charts_in_terminal);
+    const int exit_code = run_on_lab_network(lab, scenarios, options, run_id, recorder);
+    recorder.finish(options.charts_in_terminal);
     return exit_code;
   } catch (const std::exception& e) {
     // The lab network is already gone; run.json keeps what ended, and why
     // the rest did not (a full disk: run_writer.h keeps room for it).
-    recording.abandon(e.what());
+    recorder.abandon(e.what());
     throw;
   }
 }

@@ -21,20 +21,23 @@
 
 namespace fabriclab::runner {
 
+// How to run a lab (the lab itself is loaded once, by the caller:
+// load_lab(), lab_definition.h).
 struct LabRunOptions {
-  std::string lab_file;                // path of lab.toml
   std::vector<std::string> scenarios;  // names to run; empty = all
   netem::BackendKind backend = netem::BackendKind::kAuto;
-  bool quick = false;
+  bool quick = false;               // the lab was loaded with its [quick] values; run.json says so
   std::string output_dir = "runs";  // run directories go below it
   bool charts_in_terminal = true;
   std::string privileges = "root";  // "root" or "rootless", for run.json
 };
 
-// Returns the exit code: 0 when every scenario completed or ended as the lab
-// expects (stalled/deadline are results, not errors), 1 when a scenario
-// failed or the run was interrupted. Throws InputError for bad options.
-int run_lab(const LabRunOptions& options);
+// Runs `lab` (load_lab(path, options.quick): the caller loads it, once, so a
+// bad lab file is exit 2 before anything starts). Returns the exit code: 0
+// when every scenario completed or ended as the lab expects (stalled/deadline
+// are results, not errors), 1 when a scenario failed or the run was
+// interrupted. Throws InputError for bad options.
+int run_lab(const LabDefinition& lab, const LabRunOptions& options);
 
 // Shared with host mode (runner/host/host_run.h):
 // The lab's scenarios named in `names` (all when empty), in the lab's order;

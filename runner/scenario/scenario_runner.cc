@@ -22,7 +22,7 @@
 #include "runner/process/launch_spec.h"
 #include "runner/process/process.h"
 #include "runner/process/stop_signals.h"
-#include "runner/recording/console.h"
+#include "runner/cast/console.h"
 #include "runner/report/result/uplink_load.h"
 #include "runner/scenario/counter_sample.h"
 #include "runner/scenario/flow_probe.h"

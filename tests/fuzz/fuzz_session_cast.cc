@@ -1,4 +1,4 @@
-// session.cast (runner/recording/): the asciicast reader, the player (at a
+// session.cast (runner/cast/): the asciicast reader, the player (at a
 // speed where no wait is felt) and the terminal sanitizer, which must keep
 // its promise: nothing it lets through opens an OSC, DCS or other string, and
 // plain_text() leaves no control character at all.
@@ -9,9 +9,9 @@
 #include <string>
 
 #include "common/input_error.h"
-#include "runner/recording/cast_reader.h"
-#include "runner/recording/player.h"
-#include "runner/recording/terminal_sanitizer.h"
+#include "runner/cast/cast_reader.h"
+#include "runner/cast/player.h"
+#include "runner/cast/terminal_sanitizer.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

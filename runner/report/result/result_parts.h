@@ -5,6 +5,8 @@
 // recordings/FORMAT.md, which result_parts_format_test.cc checks.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,21 @@ const ResultField* find_result_field(const std::string& key);
 // A flow's figure by its key ("victim_mbps"). For tables and charts that
 // pick their columns by name.
 nlohmann::json result_value(const ScenarioResult& result, const std::string& name);
+
+// The same, typed, for the report's tables, charts and page, which pick
+// their columns and series by name: nullopt when the field has no value
+// (unknown, not of that type, or no part declares it). These read the value
+// the row holds, whether or not run.json writes its part: the one field that
+// differs is step_slowdown, held without a flow probe, which the sweep table
+// shows and run.json leaves out with the probe's other fields.
+// result_number: any figure (a count or rank too); result_count: a count or
+// rank, as an integer; result_word: a name (hot_uplink).
+std::optional<double> result_number(const ScenarioResult& result, const std::string& name);
+std::optional<std::int64_t> result_count(const ScenarioResult& result, const std::string& name);
+std::optional<std::string> result_word(const ScenarioResult& result, const std::string& name);
+// The names a per-flow family holds in this row, sorted: "NAME_mbps" ->
+// {"noisy", "victim"}; each one's figure is result_number(NAME + suffix).
+std::vector<std::string> result_flows(const ScenarioResult& result, const std::string& family);
 
 // The row as run.json's `result`: every present part's fields.
 nlohmann::json result_row_json(const ScenarioResult& result);

@@ -23,7 +23,7 @@ class ConsistencyTest : public ::testing::Test {
   }
 
   std::vector<Problem> problems() {
-    return check_consistency(lab_, load_recording(run_.write(dir_.path() + "/run")));
+    return check_consistency(lab_, load_graded_run(run_.write(dir_.path() + "/run")));
   }
 
   // All problem messages, one per line, for assertions and failure output.
@@ -84,7 +84,7 @@ TEST_F(ConsistencyTest, TruncatedMetricsAreReported) {
   const size_t cut = text.find("\"scenario\":\"loss\"");
   testing::write_text(path, text.substr(0, text.find("\n", cut + 2000) + 40));
   std::string out;
-  for (const Problem& p : check_consistency(lab_, load_recording(dir_.path() + "/run")))
+  for (const Problem& p : check_consistency(lab_, load_graded_run(dir_.path() + "/run")))
     out += p.message + "\n";
   EXPECT_NE(out.find("not valid JSON"), std::string::npos) << out;
   EXPECT_NE(out.find("scenario 'loss', rank 0: status completed, but the metrics have"),
@@ -148,7 +148,7 @@ TEST_F(ConsistencyTest, ExercisesReadingADamagedScenarioFailWithTheReason) {
   run_.scenario("loss")["result"]["slowdown"] = 5.2;  // doctored to match a guessed answer
   run_.write(dir_.path() + "/run");
   testing::write_text(dir_.path() + "/answers.toml", testing::correct_answers_02());
-  const GradeReport report = grade(lab_, load_recording(dir_.path() + "/run"),
+  const GradeReport report = grade(lab_, load_graded_run(dir_.path() + "/run"),
                                    load_answers(dir_.path() + "/answers.toml", lab_));
   ASSERT_EQ(report.problems.size(), 1u);
   for (const ExerciseGrade& g : report.grades) {

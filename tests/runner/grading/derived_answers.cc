@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "runner/grading/consistency.h"
-#include "runner/lab/lab_definition.h"
-#include "runner/grading/recording.h"
+#include "runner/grading/graded_run.h"
 #include "runner/grading/value_source.h"
+#include "runner/lab/lab_definition.h"
 
 namespace fabriclab::runner::grading::testing {
 
@@ -65,7 +65,7 @@ std::string answer_line(const Exercise& ex, const Value& expected, bool right, l
 
 DerivedAnswers derive_answers(const std::string& lab_toml, const std::string& recording_dir) {
   const LabDefinition lab = load_lab(lab_toml);
-  const Recording rec = load_recording(recording_dir);
+  const GradedRun rec = load_graded_run(recording_dir);
   DerivedAnswers answers;
   for (const Problem& p : check_consistency(lab, rec)) answers.problems.push_back(p.message);
   for (const Exercise& ex : lab.exercises) {

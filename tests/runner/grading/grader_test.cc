@@ -29,7 +29,7 @@ class GraderTest : public ::testing::Test {
     run_.write(dir_.path() + "/run");
     const std::string answers_path = dir_.path() + "/answers.toml";
     write_text(answers_path, answers_text);
-    const Recording rec = load_recording(dir_.path() + "/run");
+    const GradedRun rec = load_graded_run(dir_.path() + "/run");
     return grade(lab_, rec, load_answers(answers_path, lab_));
   }
 

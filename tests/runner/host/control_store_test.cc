@@ -36,8 +36,8 @@ int follower_waits_for_a_lead_not_up_yet() {
   if (unshare(CLONE_NEWNET) != 0) return 2;
   if (std::system("ip link set lo up && ip route add unreachable 10.123.0.1/32") != 0) return 2;
   const int port = 29471;
-  const HostPlacement follower{{"10.123.0.1", "10.123.0.2"}, 1, 1};
-  const HostPlacement lead{{"10.123.0.1", "10.123.0.2"}, 0, 1};
+  const HostRoster follower{{"10.123.0.1", "10.123.0.2"}, 1, 1};
+  const HostRoster lead{{"10.123.0.1", "10.123.0.2"}, 0, 1};
   const auto started = Clock::now();
   auto connected = std::async(std::launch::async, [&] {
     ControlStore store(follower, port, std::chrono::seconds(20));
@@ -93,7 +93,7 @@ int follower_outlives_a_lead_that_dies_while_it_connects() {
   const pid_t lead = fork();
   if (lead < 0) return 2;
   if (lead == 0) {
-    ControlStore serving(HostPlacement{hosts, 0, 1}, port, std::chrono::seconds(10));
+    ControlStore serving(HostRoster{hosts, 0, 1}, port, std::chrono::seconds(10));
     if (write(ready[1], "x", 1) != 1) _exit(2);
     for (;;) pause();
   }
@@ -102,7 +102,7 @@ int follower_outlives_a_lead_that_dies_while_it_connects() {
   // Frozen: the lead's kernel still completes the follower's handshake, but
   // nobody accepts the connection...
   kill(lead, SIGSTOP);
-  ControlStore follower(HostPlacement{hosts, 1, 1}, port, std::chrono::seconds(10));
+  ControlStore follower(HostRoster{hosts, 1, 1}, port, std::chrono::seconds(10));
   // ...and then dies: the queued connection is reset.
   kill(lead, SIGKILL);
   waitpid(lead, nullptr, 0);

@@ -32,7 +32,7 @@
 
 #include "common/build_paths.h"
 #include "runner/grading/consistency.h"
-#include "runner/grading/recording.h"
+#include "runner/grading/graded_run.h"
 #include "runner/lab/lab_definition.h"
 #include "tests/runner/host/bridged_hosts.h"
 #include "tests/runner/lab_files.h"
@@ -240,7 +240,7 @@ TEST_F(FourHostsTest, Lab05RunsOneRankPerHostAndImpairsOnlyTheDrawnHostsTraffic)
 
   const auto problems = grading::check_consistency(
       runner::load_lab(kLabs + "/05-one-slow-path/lab.toml", /*quick=*/true),
-      grading::load_recording(dir));
+      grading::load_graded_run(dir));
   for (const auto& p : problems) {
     if (p.scenario == "clean" || p.scenario == "case-a")  // the others were not run
       ADD_FAILURE() << p.scenario << " rank " << p.rank << ": " << p.message;

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "common/input_error.h"
-#include "runner/host/host_placement.h"
+#include "runner/host/host_roster.h"
 #include "runner/lab/lab_definition.h"
 
 namespace fabriclab::runner::host {
@@ -75,7 +75,7 @@ TEST(HostModeFit, SwitchQueueScenariosAreRefusedAndTheOthersNamed) {
   EXPECT_EQ(fit_lab_to_hosts(lab, {&lab.scenarios.front()}, 4, 0), 1);
 }
 
-TEST(HostPlacement, ReadsAHostFileAndNamesTheLineOfABadEntry) {
+TEST(HostRoster, ReadsAHostFileAndNamesTheLineOfABadEntry) {
   const std::string path = ::testing::TempDir() + "hosts-" + std::to_string(::getpid()) + ".txt";
   auto write = [&](const std::string& text) { std::ofstream(path) << text; };
   write("# lab hosts\n10.0.0.1\n\n  10.0.0.2   # second\n10.0.0.3\n");

@@ -24,7 +24,7 @@
 
 #include "common/build_paths.h"
 #include "runner/grading/consistency.h"
-#include "runner/grading/recording.h"
+#include "runner/grading/graded_run.h"
 #include "runner/lab/exercise.h"
 #include "tests/runner/host/two_hosts.h"
 #include "tests/runner/lab_files.h"
@@ -189,7 +189,7 @@ TEST_F(HostModeTest, ReducedLabRunsAcrossTwoHostsAndImpairsOnlyLabTraffic) {
     EXPECT_EQ(ranks_with_steps(dir + "/metrics.jsonl", name), std::set<int>({0, 1})) << name;
   // Graded like a namespace-mode recording: it must be consistent.
   const auto problems = grading::check_consistency(runner::load_lab(folder + "/lab.toml"),
-                                                   grading::load_recording(dir));
+                                                   grading::load_graded_run(dir));
   for (const auto& p : problems)
     ADD_FAILURE() << p.scenario << " rank " << p.rank << ": " << p.message;
   // Both interfaces are back to what they were.

@@ -7,16 +7,16 @@
 
 #include "common/input_error.h"
 #include "runner/host/host_outcomes.h"
-#include "runner/host/host_placement.h"
+#include "runner/host/host_roster.h"
 
 namespace fabriclab::runner::host {
 namespace {
 
-HostPlacement three_hosts(int index, int ranks_per_host = 1) {
+HostRoster three_hosts(int index, int ranks_per_host = 1) {
   return {{"10.0.0.1", "10.0.0.2", "10.0.0.3"}, index, ranks_per_host};
 }
 
-TEST(HostPlacement, ParsesAndFindsItself) {
+TEST(HostRoster, ParsesAndFindsItself) {
   const auto hosts = parse_host_list("10.0.0.1,10.0.0.2");
   ASSERT_EQ(hosts.size(), 2u);
   EXPECT_EQ(find_own_host_index(hosts, {"127.0.0.1", "10.0.0.2"}), 1);
@@ -103,7 +103,7 @@ ScenarioOutcome outcome_of(const std::string& status, int rank, double t0) {
 }
 
 TEST(HostOutcomes, MergeKeepsEveryRanksEventsAndOneRunnerRecord) {
-  const HostPlacement p{{"10.0.0.1", "10.0.0.2"}, 0, 1};
+  const HostRoster p{{"10.0.0.1", "10.0.0.2"}, 0, 1};
   ScenarioOutcome follower = outcome_from_json(outcome_to_json(outcome_of("stalled", 1, 100.5)));
   const ScenarioOutcome merged = merge_outcomes({outcome_of("completed", 0, 100), follower}, p);
   EXPECT_EQ(merged.status, rundir::ScenarioStatus::kStalled);
@@ -138,7 +138,7 @@ TEST(HostOutcomes, MergeKeepsEveryRanksEventsAndOneRunnerRecord) {
 // A scenario on fewer ranks than the lab leaves some hosts idle: their zero
 // steps do not count; each host's ranks and their last round trip do.
 TEST(HostOutcomes, IdleHostsDoNotCountAndEachHostsRanksAreKept) {
-  const HostPlacement p{{"10.0.0.1", "10.0.0.2", "10.0.0.3"}, 0, 1};
+  const HostRoster p{{"10.0.0.1", "10.0.0.2", "10.0.0.3"}, 0, 1};
   ScenarioOutcome with_rtt = outcome_of("completed", 1, 100);
   with_rtt.events.insert(with_rtt.events.begin() + 2,
                          event("counters", 105, {{"ranks", {{"r1", {{"rtt_ms", 50.5}}}}}}));

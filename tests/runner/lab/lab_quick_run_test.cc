@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,6 +57,24 @@ TEST(LabFiles, TheLabsFolderHoldsLabs) {
       << "no NN-name/lab.toml in " << default_labs_dir();
 }
 
+// A lab whose ranks talk pins the congestion control its numbers depend on
+// (a new namespace inherits the host's default: cubic on one machine, bbr on
+// another), and run.json's network block shows every rank's namespace ran it.
+void expect_the_congestion_control_it_pins(const LabDefinition& lab,
+                                           const nlohmann::json& manifest) {
+  if (lab.ranks < 2) return;
+  const auto sysctl = lab.fabric.link_settings.find("sysctl");
+  static const std::regex kPinned(R"(net\.ipv4\.tcp_congestion_control=([a-z0-9_]+))");
+  std::smatch m;
+  const std::string text = sysctl == lab.fabric.link_settings.end() ? "" : sysctl->second.text();
+  ASSERT_TRUE(std::regex_search(text, m, kPinned))
+      << "lab " << lab.id << " does not pin net.ipv4.tcp_congestion_control in [topology] sysctl";
+  const auto& namespaces = manifest["network"]["namespaces"];
+  ASSERT_FALSE(namespaces.empty()) << manifest["network"].dump();
+  for (const auto& ns : namespaces)
+    EXPECT_EQ(ns["sysctls"].value("net.ipv4.tcp_congestion_control", ""), m[1].str()) << ns.dump();
+}
+
 class LabQuickRun : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
@@ -80,8 +99,10 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
     EXPECT_TRUE(s["status"].is_string() && !s["status"].get<std::string>().empty()) << s.dump();
     recorded.insert(s["name"].get<std::string>());
   }
-  for (const ScenarioDefinition& s : load_lab(lab_toml, /*quick=*/true).scenarios)
+  const LabDefinition lab = load_lab(lab_toml, /*quick=*/true);
+  for (const ScenarioDefinition& s : lab.scenarios)
     EXPECT_EQ(recorded.count(s.name), 1u) << "scenario " << s.name << " missing from run.json";
+  expect_the_congestion_control_it_pins(lab, manifest);
 
   const grading::testing::DerivedAnswers answers =
       grading::testing::derive_answers(lab_toml, recording);

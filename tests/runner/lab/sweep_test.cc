@@ -50,6 +50,17 @@ TEST_F(SweepTest, ExpandsIntoOneScenarioPerValueAfterTheWrittenOnes) {
   EXPECT_EQ(lab.scenarios[0].flow_probe_s, 0);
 }
 
+// The sweep parses each point's settings, once, at its own lines: the
+// point's table leaves them out, so the lab reader cannot parse them again.
+TEST(SweepPoints, CarryTheirSettingsParsed) {
+  const toml::table root = toml::parse(kSweep);
+  const std::vector<SweepPoint> points = expand_sweeps("lab.toml", root, 4);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[1].link_settings.at("impair").text(), "loss 0.5%");
+  EXPECT_FALSE(points[1].scenario.contains("impair"));
+  EXPECT_EQ(points[1].scenario["name"].value_or(std::string()), "loss-0p5");
+}
+
 TEST_F(SweepTest, BaselineUnitAndQuickProbe) {
   const LabDefinition lab = load_lab(
       write(std::string(kSweep) + "baseline = 2\nunit = \"% loss\"\n[quick]\nflow_probe_s = 1\n"),

@@ -46,16 +46,16 @@ TEST(SweepReport, ChartRowsAreCostsInPercentAndSkipOtherScenarios) {
   ScenarioSeries half;
   half.sweep = "loss";
   half.sweep_value = 0.5;
-  half.step_slowdown = 1.5;
-  half.flow_slowdown = 1.25;
-  half.flow_retx_share = 0.005;
+  half.result.step_slowdown = 1.5;
+  half.result.flow_slowdown = 1.25;
+  half.result.flow_retx_share = 0.005;
   ScenarioSeries stalled;
   stalled.sweep = "loss";
   stalled.sweep_value = 5;
   ScenarioSeries other;
   other.sweep = "gbn";
   other.sweep_value = 1;
-  other.step_slowdown = 4;
+  other.result.step_slowdown = 4;
   EXPECT_EQ(sweep_chart_rows({clean, half, other, stalled}, "loss"),
             "0.5 50.00 20.00 0.50\n5 NaN NaN NaN\n");
   EXPECT_EQ(sweep_chart_rows({clean, half, other, stalled}, "gbn"), "1 300.00 NaN NaN\n");

@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "netem/impairment.h"
+#include "runner/cast/console.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/ledger/ledger.h"
 #include "runner/link/impair_setting.h"
-#include "runner/recording/console.h"
 #include "runner/rundir/run_format.h"
 #include "runner/scenario/scenario_runner.h"
 #include "runner/topology/lab_network.h"

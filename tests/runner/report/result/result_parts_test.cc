@@ -128,6 +128,30 @@ TEST(ResultRow, AFieldIsReadByNameAsRunJsonHoldsIt) {
   EXPECT_TRUE(result_value(result, "paused_ms").is_number_float());
 }
 
+TEST(ResultRow, TypedReadsByNameAreWhatTheRowHolds) {
+  ScenarioResult result;
+  result.wall_s = 8;
+  result.retransmits = 12;
+  result.hot_uplink = "tor0-spine1";
+  result.neighbour_mbps = {{"victim", 19.5}, {"noisy", std::nullopt}};
+  EXPECT_EQ(result_number(result, "wall_s"), 8.0);
+  EXPECT_EQ(result_number(result, "retransmits"), 12.0);  // a count is a figure too
+  EXPECT_EQ(result_count(result, "retransmits"), 12);
+  EXPECT_EQ(result_count(result, "steps_completed"), 0);  // an int is always held
+  EXPECT_EQ(result_count(result, "wall_s"), std::nullopt);  // not a count
+  EXPECT_EQ(result_number(result, "final_loss"), std::nullopt);
+  EXPECT_EQ(result_number(result, "no_such_field"), std::nullopt);
+  EXPECT_EQ(result_word(result, "hot_uplink"), "tor0-spine1");
+  EXPECT_EQ(result_number(result, "victim_mbps"), 19.5);
+  EXPECT_EQ(result_number(result, "noisy_mbps"), std::nullopt);
+  EXPECT_EQ(result_flows(result, "NAME_mbps"), (std::vector<std::string>{"noisy", "victim"}));
+  EXPECT_TRUE(result_flows(result, "wall_s").empty());
+  // A field of a part run.json leaves out is still what the row holds.
+  result.step_slowdown = 1.5;
+  EXPECT_TRUE(result_value(result, "step_slowdown").is_null());  // no flow probe
+  EXPECT_EQ(result_number(result, "step_slowdown"), 1.5);
+}
+
 TEST(ResultRow, AValueOfTheWrongKindNamesItsField) {
   nlohmann::json row = result_row_json(ScenarioResult{});
   row["median_network_ms"] = "fast";

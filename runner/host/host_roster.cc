@@ -1,4 +1,4 @@
-#include "runner/host/host_placement.h"
+#include "runner/host/host_roster.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -41,7 +41,7 @@ std::string resolve_ipv4(const std::string& entry, const std::string& where) {
 
 }  // namespace
 
-std::string HostPlacement::describe(int host) const {
+std::string HostRoster::describe(int host) const {
   return "host " + std::to_string(host) + " (" + hosts.at(static_cast<size_t>(host)) + ")";
 }
 

@@ -1,6 +1,6 @@
 // The replay safety filter: what may act on the viewer's terminal is removed,
 // colours and cursor movement stay, split sequences are still recognised.
-#include "runner/recording/terminal_sanitizer.h"
+#include "runner/cast/terminal_sanitizer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "runner/recording/player.h"
+#include "runner/cast/player.h"
 
 #include <algorithm>
 #include <chrono>
 #include <thread>
 
 #include "common/input_error.h"
-#include "runner/recording/terminal_sanitizer.h"
+#include "runner/cast/terminal_sanitizer.h"
 
 namespace fabriclab::runner {
 namespace {

@@ -1,6 +1,6 @@
 // The cast reader: valid v2 files parse; every kind of bad file is an
 // InputError naming the file and line, never a crash.
-#include "runner/recording/cast_reader.h"
+#include "runner/cast/cast_reader.h"
 
 #include <gtest/gtest.h>
 

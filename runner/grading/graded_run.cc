@@ -1,9 +1,10 @@
-#include "runner/grading/recording.h"
+#include "runner/grading/graded_run.h"
 
 #include <algorithm>
 #include <filesystem>
 
 #include "common/input_error.h"
+#include "runner/report/result/recorded_results.h"
 #include "runner/rundir/json_line.h"
 
 namespace fabriclab::runner::grading {
@@ -11,14 +12,14 @@ namespace fabriclab::runner::grading {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const RecordedScenario* Recording::scenario(const std::string& name) const {
+const RecordedScenario* GradedRun::scenario(const std::string& name) const {
   for (const RecordedScenario& s : scenarios) {
     if (s.name == name) return &s;
   }
   return nullptr;
 }
 
-const std::vector<json>& Recording::rank_events(const std::string& scenario, int rank) const {
+const std::vector<json>& GradedRun::rank_events(const std::string& scenario, int rank) const {
   static const std::vector<json> kNone;
   auto s = events.find(scenario);
   if (s == events.end()) return kNone;
@@ -29,7 +30,7 @@ const std::vector<json>& Recording::rank_events(const std::string& scenario, int
 namespace {
 
 // What grading needs of run.json beyond the reader's rules.
-void require_manifest_fields(const std::string& path, const std::string& text, Recording& rec) {
+void require_manifest_fields(const std::string& path, const std::string& text, GradedRun& rec) {
   const auto at = [&](const std::vector<std::string>& members, const std::string& message) {
     return input_error_at(path, rundir::json_line_of(text, members), message);
   };
@@ -67,9 +68,10 @@ std::string grading_problem(const json& event) {
 
 }  // namespace
 
-Recording load_recording(const std::string& dir) {
+GradedRun load_graded_run(const std::string& dir) {
   rundir::RunDirectory read = rundir::read_run(dir);
-  Recording rec;
+  report::check_recorded_results(read);  // run.json damage: exit 2, as the reader's own
+  GradedRun rec;
   rec.dir = dir;
   rec.run = std::move(read.manifest);
   require_manifest_fields((fs::path(dir) / rundir::kManifestFile).string(), read.manifest_text, rec);

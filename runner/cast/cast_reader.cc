@@ -1,4 +1,4 @@
-#include "runner/recording/cast_reader.h"
+#include "runner/cast/cast_reader.h"
 
 #include <sys/stat.h>
 #include <cmath>

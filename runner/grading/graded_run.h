@@ -2,7 +2,7 @@
 // reader (recordings/FORMAT.md version 1), with the events regrouped by
 // scenario and rank and every damaged line kept as a problem.
 //
-// Contract: load_recording() throws InputError when the reader does (the
+// Contract: load_graded_run() throws InputError when the reader does (the
 // directory, run.json or metrics.jsonl missing, run.json damaged), and when
 // run.json lacks what grading needs: "format", "version", "lab.id" and
 // "scenarios". Damage inside metrics.jsonl is not thrown: it is kept in
@@ -34,7 +34,7 @@ struct MetricsProblem {
   std::string message;   // "metrics.jsonl:LINE: ..."
 };
 
-struct Recording {
+struct GradedRun {
   std::string dir;
   nlohmann::json run;  // run.json as read
   std::string lab_id;  // run.json lab.id
@@ -52,7 +52,7 @@ struct Recording {
   const std::vector<nlohmann::json>& rank_events(const std::string& scenario, int rank) const;
 };
 
-Recording load_recording(const std::string& dir);
+GradedRun load_graded_run(const std::string& dir);
 
 // The newest run directory of lab `lab_id` under `runs_dir`: the
 // lexicographically last `<lab_id>-*` folder holding a run.json (run folders

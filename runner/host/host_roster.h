@@ -1,4 +1,4 @@
-// Host mode's cast: which machines take part, in what order, and which one
+// Host mode's roster: which machines take part, in what order, and which one
 // this runner is. The same `--hosts A,B[,...]` list is given on every machine; the
 // first host leads (it serves the control store and rank 0's rendezvous, and
 // writes the recording), and each machine finds its own place by matching
@@ -17,7 +17,7 @@
 
 namespace fabriclab::runner::host {
 
-struct HostPlacement {
+struct HostRoster {
   std::vector<std::string> hosts;  // IPv4 lab addresses, the lead first
   int index = 0;                   // this runner's place in `hosts`
   int ranks_per_host = 1;

@@ -1,4 +1,4 @@
-#include "runner/recording/terminal_sanitizer.h"
+#include "runner/cast/terminal_sanitizer.h"
 
 #include <cctype>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "runner/scenario/run_recording.h"
+#include "runner/scenario/run_recorder.h"
 
 #include <spdlog/fmt/fmt.h>
 #include <sys/utsname.h>
@@ -36,8 +36,8 @@ double unix_now_s() {
 
 }  // namespace
 
-RunRecording::RunRecording(const LabDefinition& lab, const std::string& output_dir,
-                           const std::string& run_id, const std::string& suffix)
+RunRecorder::RunRecorder(const LabDefinition& lab, const std::string& output_dir,
+                         const std::string& run_id, const std::string& suffix)
     : lab_(lab),
       writer_(output_dir + "/" + lab.id + "-" + utc_stamp() + "-" + run_id + suffix),
       console_(std::cout) {
@@ -64,9 +64,9 @@ RunRecording::RunRecording(const LabDefinition& lab, const std::string& output_d
        {"host", u.nodename}});
 }
 
-RunRecording::~RunRecording() = default;
+RunRecorder::~RunRecorder() = default;
 
-void RunRecording::begin_scenario(const ScenarioDefinition& s) {
+void RunRecorder::begin_scenario(const ScenarioDefinition& s) {
   console_.marker("scenario " + s.name + ": start");
   console_.print(fmt::format("\n-- scenario {}: {}{} --\n", s.name, s.condition,
                              s.impair().empty() ? "" : " (netem: " + s.impair() + ")"));
@@ -78,7 +78,7 @@ void RunRecording::begin_scenario(const ScenarioDefinition& s) {
   }
 }
 
-bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutcome& outcome) {
+bool RunRecorder::end_scenario(const ScenarioDefinition& s, const ScenarioOutcome& outcome) {
   writer_.append_events(outcome.events);
   throw_if_cast_failed();
 
@@ -103,12 +103,12 @@ bool RunRecording::end_scenario(const ScenarioDefinition& s, const ScenarioOutco
          outcome.status != rundir::ScenarioStatus::kInterrupted;
 }
 
-void RunRecording::throw_if_cast_failed() const {
+void RunRecorder::throw_if_cast_failed() const {
   const std::string error = console_.cast_error();
   if (!error.empty()) throw std::runtime_error(error);
 }
 
-void RunRecording::finish(bool charts_in_terminal) {
+void RunRecorder::finish(bool charts_in_terminal) {
   throw_if_cast_failed();
   writer_.close_metrics();
   nlohmann::json& manifest = writer_.manifest();
@@ -131,7 +131,7 @@ void RunRecording::finish(bool charts_in_terminal) {
   console_.close_cast();
 }
 
-void RunRecording::abandon(const std::string& why) noexcept {
+void RunRecorder::abandon(const std::string& why) noexcept {
   try {
     const size_t ended = writer_.manifest()["scenarios"].size();
     const bool written = writer_.mark_failed(why, unix_now_s());
@@ -146,7 +146,7 @@ void RunRecording::abandon(const std::string& why) noexcept {
   }
 }
 
-void RunRecording::finish_without_manifest() {
+void RunRecorder::finish_without_manifest() {
   writer_.close_metrics();
   console_.close_cast();
 }

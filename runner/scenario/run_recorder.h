@@ -1,12 +1,12 @@
-// The run directory of one lab run, written as the run goes
-// (recordings/FORMAT.md): session.cast (what the student sees, through the
-// Console), metrics.jsonl (every event of every scenario), run.json (the
-// manifest), then the summary and charts.
+// RunRecorder records one lab run as it goes: it writes the run's recording,
+// its run directory (recordings/FORMAT.md): session.cast (what the student
+// sees, through the Console), metrics.jsonl (every event of every scenario),
+// run.json (the manifest), then the summary and charts.
 //
-//   RunRecording rec(lab, "runs", run_id);    // creates runs/<lab>-<time>-<id>/
-//   rec.manifest().update({...});             // mode, backend, seed, ...
-//   for each scenario: rec.begin_scenario(s); ...; rec.end_scenario(s, outcome);
-//   rec.finish(charts);                       // run.json, results, report
+//   RunRecorder recorder(lab, "runs", run_id);  // creates runs/<lab>-<time>-<id>/
+//   recorder.manifest().update({...});          // mode, backend, seed, ...
+//   for each scenario: recorder.begin_scenario(s); ...; recorder.end_scenario(s, outcome);
+//   recorder.finish(charts);                    // run.json, results, report
 //
 // Both namespace mode (lab_run.cc) and host mode's lead
 // (runner/host/host_run.cc) write their recordings through it, so the two
@@ -24,24 +24,24 @@
 #include <string>
 #include <vector>
 
+#include "runner/cast/console.h"
 #include "runner/lab/lab_definition.h"
-#include "runner/recording/console.h"
 #include "runner/rundir/run_writer.h"
 #include "runner/scenario/scenario_runner.h"
 
 namespace fabriclab::runner {
 
-class RunRecording {
+class RunRecorder {
  public:
   // Creates <output_dir>/<lab id>-<UTC time>-<run_id>[suffix]/, starts the
   // cast, prints the lab's title, and starts a manifest with the fields
   // every run has (format, lab, run id, time, versions, kernel, host,
   // ranks, trainer; "mode" = "namespaces" until told otherwise).
-  RunRecording(const LabDefinition& lab, const std::string& output_dir, const std::string& run_id,
-               const std::string& suffix = "");
-  ~RunRecording();
-  RunRecording(const RunRecording&) = delete;
-  RunRecording& operator=(const RunRecording&) = delete;
+  RunRecorder(const LabDefinition& lab, const std::string& output_dir, const std::string& run_id,
+              const std::string& suffix = "");
+  ~RunRecorder();
+  RunRecorder(const RunRecorder&) = delete;
+  RunRecorder& operator=(const RunRecorder&) = delete;
 
   const std::string& dir() const { return writer_.dir(); }
   Console& console() { return console_; }

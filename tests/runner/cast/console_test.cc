@@ -1,6 +1,6 @@
 // Console: what the student sees is what the cast records; the cast is valid
 // asciicast v2 for our reader and for the real asciinema client.
-#include "runner/recording/console.h"
+#include "runner/cast/console.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "runner/recording/cast_reader.h"
+#include "runner/cast/cast_reader.h"
 #include "tests/support/child_process.h"
 #include "tests/support/ci_skip.h"
 

@@ -1,4 +1,4 @@
-#include "runner/recording/console.h"
+#include "runner/cast/console.h"
 
 #include <spdlog/spdlog.h>
 #include <stdio_ext.h>

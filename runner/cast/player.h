@@ -25,7 +25,7 @@
 #include <ostream>
 #include <string>
 
-#include "runner/recording/cast_reader.h"
+#include "runner/cast/cast_reader.h"
 
 namespace fabriclab::runner {
 
