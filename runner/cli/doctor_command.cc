@@ -14,7 +14,6 @@
 
 #include "common/input_error.h"
 #include "netem/backend_probe.h"
-#include "netem/userspace/nft_switch_rules.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/doctor_checks.h"
 #include "runner/lab/lab_definition.h"
@@ -101,7 +100,8 @@ CheckResult userspace_backend() {
 // Only labs with a switch port queue (lab 08) need it: a warning, not a failure.
 CheckResult switch_queue() {
   std::string why;
-  if (netem::userspace::switch_queue_usable(&why)) return {CheckStatus::kOk, why, ""};
+  if (netem::probe_switch_queue(&why) == netem::Availability::kYes)
+    return {CheckStatus::kOk, why, ""};
   return {CheckStatus::kWarn, "a switch's port queue (lab 08) cannot be built here",
           why};
 }
