@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "netem/netlink/netlink_probe.h"
+#include "netem/userspace/nft_switch_rules.h"
 #include "netem/userspace/userspace_probe.h"
 
 namespace fabriclab::netem {
@@ -27,6 +28,10 @@ BackendProbe probe_backend(BackendKind kind) {
 
 std::vector<BackendProbe> probe_backends() {
   return {probe_backend(BackendKind::kNetem), probe_backend(BackendKind::kUserspace)};
+}
+
+Availability probe_switch_queue(std::string* why) {
+  return userspace::switch_queue_usable(why) ? Availability::kYes : Availability::kNo;
 }
 
 }  // namespace fabriclab::netem

@@ -37,4 +37,10 @@ BackendProbe probe_backend(BackendKind kind);
 // Probes every backend, netem first (the order kAuto prefers them in).
 std::vector<BackendProbe> probe_backends();
 
+// Can a switch's port queue (lab 08; the userspace backend's, whatever the
+// impairment backend) be built here? kYes or kNo; `why` says which way it
+// queues (nftables' bridge family, or br_netfilter already present) or what
+// is missing and what to run (netem/userspace/nft_switch_rules.h).
+Availability probe_switch_queue(std::string* why);
+
 }  // namespace fabriclab::netem

@@ -181,4 +181,12 @@ nftnl_expr* nfqueue_target(uint16_t queue_num) {
   return e;
 }
 
+nftnl_expr* native_queue(uint16_t queue_num) {
+  nftnl_expr* e = nftnl_expr_alloc("queue");
+  nftnl_expr_set_u16(e, NFTNL_EXPR_QUEUE_NUM, queue_num);
+  nftnl_expr_set_u16(e, NFTNL_EXPR_QUEUE_TOTAL, 1);
+  nftnl_expr_set_u16(e, NFTNL_EXPR_QUEUE_FLAGS, NFT_QUEUE_FLAG_BYPASS);
+  return e;
+}
+
 }  // namespace fabriclab::netem::userspace::nft

@@ -83,5 +83,8 @@ nftnl_expr* network_write_fixing_ipv4_checksum(uint32_t offset, uint32_t len, ui
 // The xtables NFQUEUE target, revision 3, as iptables-nft sends it, with
 // `bypass` (accept while no listener is bound).
 nftnl_expr* nfqueue_target(uint16_t queue_num);
+// The native `queue num N bypass` (nft_queue, CONFIG_NFT_QUEUE): the kernel
+// loads it by itself (module alias nft-expr-queue) where it is a module.
+nftnl_expr* native_queue(uint16_t queue_num);
 
 }  // namespace fabriclab::netem::userspace::nft

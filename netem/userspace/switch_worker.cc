@@ -108,8 +108,12 @@ SwitchWorker::~SwitchWorker() {
 uint16_t SwitchWorker::queue_num() const { return socket_->queue_num(); }
 
 std::string SwitchWorker::describe() const {
+  // The family says the way (nft_switch_rules.h): the bridge's own hooks, or
+  // the ip family's through br_netfilter.
+  const bool bridge = rules_ == nullptr || rules_->family() == NFPROTO_BRIDGE;
   return "userspace switch (NFQUEUE " + std::to_string(queue_num()) + ", nft table " +
-         switch_table_name(queue_num()) + ")";
+         (bridge ? "bridge " : "ip ") + switch_table_name(queue_num()) +
+         (bridge ? "" : " through br_netfilter") + ")";
 }
 
 

@@ -6,9 +6,11 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <sys/utsname.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,11 +68,40 @@ int table_request(uint16_t type, int family, const std::string& name) {
   return rc;
 }
 
+// True when no nftables table can exist: nf_tables is a module of this
+// kernel (in its modules.dep) and not loaded (not in /proc/modules). Asking
+// would have the kernel load nfnetlink and nf_tables on demand just to say
+// "no such table" -- on a host that never used nftables, a cleanup (or a
+// guardian, at the moment it should be quick) has no reason to. Built in, or
+// no module tree to tell: false, and the kernel is asked.
+bool nf_tables_module_not_loaded() {
+  utsname u{};
+  if (uname(&u) != 0) return false;
+  std::ifstream dep(std::string("/lib/modules/") + u.release + "/modules.dep");
+  std::string line;
+  bool is_module = false;
+  while (!is_module && std::getline(dep, line)) {
+    // "kernel/net/netfilter/nf_tables.ko[.xz]: kernel/net/netfilter/nfnetlink.ko ..."
+    const std::string path = line.substr(0, line.find(':'));
+    const std::string name = path.substr(path.rfind('/') + 1);  // npos + 1 == 0
+    is_module = name == "nf_tables.ko" || name.rfind("nf_tables.ko.", 0) == 0;
+  }
+  if (!is_module) return false;
+  std::ifstream modules("/proc/modules");
+  while (std::getline(modules, line))
+    if (line.rfind("nf_tables ", 0) == 0) return false;
+  return true;
+}
+
 }  // namespace
 
 Leftovers remove_leftovers(const Target& target, bool dry_run) {
   Leftovers result;
   const std::string& device = target.device;
+  if (nf_tables_module_not_loaded()) {
+    result.actions.push_back("no fabriclab nft table for " + device + " (nf_tables not loaded)");
+    return result;
+  }
   // Sockets belong to the namespace they are opened in.
   ScopedNetns inside =
       target.netns_fd >= 0 ? ScopedNetns(target.netns_fd) : ScopedNetns(target.netns);

@@ -97,6 +97,15 @@ CheckResult userspace_backend() {
           "see the detail; needed only where the kernel lacks sch_netem"};
 }
 
+// Only labs with a switch port queue (lab 08) need it: a warning, not a failure.
+CheckResult switch_queue() {
+  std::string why;
+  if (netem::probe_switch_queue(&why) == netem::Availability::kYes)
+    return {CheckStatus::kOk, why, ""};
+  return {CheckStatus::kWarn, "a switch's port queue (lab 08) cannot be built here",
+          why};
+}
+
 CheckResult some_backend() {
   bool netem_works = false, userspace_works = false;
   for (const netem::BackendProbe& probe : netem::probe_backends()) {
@@ -154,6 +163,7 @@ void register_builtin_checks() {
       {"sch_netem", false, sch_netem},
       {"userspace backend", false, userspace_backend},
       {"impairment backend", true, some_backend},
+      {"switch queue", false, switch_queue},
       {"tc", false, tool("tc", "reference client; fixtures and tests", "iproute2")},
       {"strace", false, tool("strace", "byte-for-byte comparison with tc", "strace")},
       {"ping", false, tool("ping", "RTT checks in tests and labs", "iputils-ping")},

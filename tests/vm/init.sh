@@ -1,8 +1,11 @@
 #!/bin/busybox sh
 # /init of the test VM (tests/vm/vm-run builds the initramfs around it).
-# Loads the modules, mounts the host's root (read-only, over 9p) under a
-# tmpfs overlay, runs the harness's command chrooted into it, writes its exit
-# status where the harness reads it, and powers off. Nothing here may wait
+# Loads the modules booting needs, mounts the host's root (read-only, over
+# 9p) under a tmpfs overlay, puts the kernel's module tree where an installed
+# system has it (/lib/modules/<version>: every other module loads on demand,
+# through /sbin/modprobe, modprobe-helper.sh), runs the harness's command
+# chrooted into it, writes its exit status where the harness reads it, and
+# powers off. Nothing here may wait
 # for input: a failure powers off too, and the harness reports it.
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -49,6 +52,18 @@ mount -t tmpfs tmpfs /root/tmp
 mount -t tmpfs tmpfs /root/var/tmp
 if [ -n "$keep" ]; then mkdir -p "/root$keep" && mount --bind /kept "/root$keep"; fi
 mount -t cgroup2 cgroup2 /root/sys/fs/cgroup 2>/dev/null
+# The kernel's own modules (the prepared package's tree, on the host's root;
+# vm-run names it) at /lib/modules/<version>, as an installed kernel's: the
+# kernel's modprobe helper (/sbin/modprobe here, modprobe-helper.sh) runs the
+# host's kmod chrooted into /root, which looks there.
+modules_dir="$(cat /x/modules-dir 2>/dev/null)"
+if [ -n "$modules_dir" ] && [ -d "/lower$modules_dir" ]; then
+  mkdir -p "/root/lib/modules/$(uname -r)"
+  mount --bind "/lower$modules_dir" "/root/lib/modules/$(uname -r)" ||
+    say "cannot bind the module tree at /lib/modules/$(uname -r)"
+else
+  say "no module tree (/x/modules-dir: '$modules_dir'): nothing will load on demand"
+fi
 mkdir -p /root/run/vm-exchange
 mount --bind /x /root/run/vm-exchange
 ip link set lo up

@@ -156,5 +156,6 @@ tc qdisc show dev eth0 | grep -q 'fab0:' && fail "qdisc fab0: left on eth0: $(tc
   ok "no fabriclab qdisc on eth0"
 left=$(fabriclab_procs)
 [ -z "$left" ] && ok "no fabriclab process left" || fail "fabriclab processes left: $left"
+sh "$(dirname "$0")/modules-report.sh" | sed "s/^/vm$h: /"
 echo "vm$h: pair checks: $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs a lab with the netem backend in the test VM, then checks what it left.
+# Runs a lab in the test VM (the netem backend unless the arguments name
+# another: --backend auto|userspace), then checks what it left.
 # Through tests/vm/vm-pair (FABRICLAB_VM_HOSTS set): in host mode across the
 # two VMs, checking eth0 and the process table on both. Through
 # tests/vm/vm-run: in namespace mode in one VM, checking the namespaces too.
@@ -18,6 +19,8 @@ build="${1:?usage: vm-lab.sh BUILD_DIR LAB SCALE [ARGS...]}"
 lab="${2:?usage: vm-lab.sh BUILD_DIR LAB SCALE [ARGS...]}"
 scale="${3:?usage: vm-lab.sh BUILD_DIR LAB SCALE [ARGS...]}"
 shift 3
+backend_args="--backend netem"
+case " $* " in *" --backend "*) backend_args="" ;; esac
 h="${FABRICLAB_VM_INDEX:-}"
 mode_args=""
 [ -n "${FABRICLAB_VM_HOSTS:-}" ] && mode_args="--hosts $FABRICLAB_VM_HOSTS --iface eth0"
@@ -47,7 +50,7 @@ start=$(date +%s)
 echo "vm$h: one fabriclab start: $(( $(date +%s) - start )) s"
 
 start=$(date +%s)
-"$build/fabriclab" run "$lab" --labs /tmp/labs --output /tmp/runs --no-charts --backend netem \
+"$build/fabriclab" run "$lab" --labs /tmp/labs --output /tmp/runs --no-charts $backend_args \
   $mode_args "$@"
 rc=$?
 echo "vm$h: fabriclab run exit $rc after $(( $(date +%s) - start )) s (VM clock)"

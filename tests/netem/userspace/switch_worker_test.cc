@@ -4,6 +4,7 @@
 // CE marks that arrive with a valid checksum and are echoed as ECE, and a
 // lossless port that pauses A instead of dropping.
 #include "netem/userspace/switch_worker.h"
+#include "netem/userspace/nft_switch_rules.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -218,6 +219,26 @@ TEST_F(SwitchWorkerTest, LosslessPausesTheSenderInsteadOfDropping) {
   EXPECT_GT(c.ports[0].paused_ns, 0);
   EXPECT_GT(c.ingresses[0].paused_ns, 0);  // a, the sender, was the one paused
   EXPECT_EQ(c.ingresses[1].pauses, 0u);    // b sent nothing
+}
+
+// The probe `fabriclab doctor` runs says which way the switch will queue, and
+// the switch takes that way: a bridge-family table where the kernel has the
+// native queue (Debian's kernel), an ip-family one through br_netfilter where
+// it does not and br_netfilter is there (this project's build machines).
+TEST_F(SwitchWorkerTest, TheProbeNamesTheWayTheSwitchQueues) {
+  std::string why;
+  ASSERT_TRUE(switch_queue_usable(&why)) << why;
+  const bool bridge_family = why.find("bridge family queues") != std::string::npos;
+  EXPECT_TRUE(bridge_family || why.find("br_netfilter is there") != std::string::npos) << why;
+  SwitchWorker sw(lab_->switch_fd(), {{"10.78.0.3", parse_port_spec("rate 100mbit limit 64kb")}},
+                  {"10.78.0.1", "10.78.0.2"}, 1);
+  const std::string tables = lab_->in("sw", "nft list tables").output;
+  EXPECT_NE(tables.find(std::string(bridge_family ? "table bridge" : "table ip") +
+                        " fabriclab_switch_"),
+            std::string::npos)
+      << why << "\n" << tables;
+  sw.stop();
+  EXPECT_EQ(lab_->in("sw", "nft list tables").output.find("fabriclab_switch_"), std::string::npos);
 }
 
 }  // namespace
