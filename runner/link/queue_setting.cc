@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/input_error.h"
+#include "netem/backend_probe.h"
 #include "netem/queue/port_spec.h"
 #include "netem/switch.h"
 #include "runner/topology/lab_network.h"
@@ -80,6 +81,16 @@ class QueueSetting : public LinkSettingKind {
   }
 
   bool needs_backend() const override { return false; }
+
+  // The switch's ports queue bridged packets in our process: through
+  // nftables' bridge family, or br_netfilter where the kernel lacks that
+  // (netem/backend_probe.h says which, or what to run).
+  std::string host_refusal(const SettingValue&) const override {
+    std::string why;
+    if (netem::probe_switch_queue(&why) == netem::Availability::kNo)
+      return "its switch queue cannot run here: " + why;
+    return "";
+  }
 
   std::vector<std::unique_ptr<AppliedLinkSetting>> apply(const SettingValue& value,
                                                          const std::vector<int>& link_ranks,
