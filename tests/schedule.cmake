@@ -47,6 +47,7 @@ fabriclab_schedule(lab_quick_run_test "LabQuickRun" PROCESSORS 2 LOCKS heavy fl_
 fabriclab_schedule(runner_bench_allreduce_test "." PROCESSORS 2 LOCKS heavy fl_netns)
 fabriclab_schedule(runner_bench_allreduce_test "BadFlags" LOCKS fl_netns)
 fabriclab_schedule(runner_topo_command_test "." LOCKS fl_netns)
+fabriclab_schedule(runner_check_command_test "." LOCKS fl_netns ledger)
 fabriclab_schedule(runner_topology_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_network_settings_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_link_counters_test "." LOCKS fl_netns)
