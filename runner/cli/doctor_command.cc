@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "common/program_on_path.h"
 #include "netem/backend_probe.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/doctor_checks.h"
@@ -50,15 +51,6 @@ bool userns_works() {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-bool on_path(const std::string& tool) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    if (access((dir + "/" + tool).c_str(), X_OK) == 0) return true;
-  return false;
 }
 
 CheckResult privileges() {
@@ -124,7 +116,7 @@ CheckResult some_backend() {
 std::function<CheckResult()> tool(const std::string& name, const std::string& why,
                                   const std::string& package) {
   return [=] {
-    if (on_path(name)) return CheckResult{CheckStatus::kOk, name + " found (" + why + ")", ""};
+    if (program_on_path(name)) return CheckResult{CheckStatus::kOk, name + " found (" + why + ")", ""};
     return CheckResult{CheckStatus::kWarn, name + " not found (" + why + ")",
                        "apt install " + package};
   };

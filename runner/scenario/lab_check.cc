@@ -5,9 +5,10 @@
 
 #include <iostream>
 #include <random>
-#include <regex>
 #include <set>
 
+#include "common/ping_output.h"
+#include "common/program_on_path.h"
 #include "common/temp_dir.h"
 #include "runner/cast/console.h"
 #include "runner/cleanup/stale_runs.h"
@@ -28,7 +29,6 @@ constexpr int kPings = 10;
 
 // A few pings from one rank's namespace to another's lab address.
 struct PingResult {
-  int sent = 0;
   int received = 0;
   double avg_rtt_ms = 0;
   std::string output;  // ping's own words, for a failure
@@ -43,17 +43,12 @@ PingResult ping(const LabNetwork& network, int from, int to, const TempDir& tmp)
   // kernel's arrival stamp of each reply, taken at the device, before an
   // ingress impairment (the userspace backend's) held it: it would miss the
   // delay on the way back.
-  r.output = run_client({"ping", "-n", "-q", "-U", "-c", std::to_string(kPings), "-i", "0.2", "-W",
-                         "2", b.bind_addr},
+  r.output = run_client({"ping", "-n", "-U", "-c", std::to_string(kPings), "-i", "0.2", "-W", "2",
+                         b.bind_addr},
                         a.netns_fd, (tmp.path() / "ping.out").string(), 30);
-  static const std::regex kCounts(R"((\d+) packets transmitted, (\d+) received)");
-  static const std::regex kRtt(R"(= [0-9.]+/([0-9.]+)/)");
-  std::smatch m;
-  if (std::regex_search(r.output, m, kCounts)) {
-    r.sent = std::stoi(m[1]);
-    r.received = std::stoi(m[2]);
-  }
-  if (std::regex_search(r.output, m, kRtt)) r.avg_rtt_ms = std::stod(m[1]);
+  const std::vector<double> rtts = ping_rtts_ms(r.output);
+  r.received = static_cast<int>(rtts.size());
+  for (double rtt : rtts) r.avg_rtt_ms += rtt / static_cast<double>(rtts.size());
   return r;
 }
 
@@ -127,9 +122,9 @@ class ScenarioCheck {
                                 "add up to {:.0f} ms: the impairment is not in force",
                                 from, to, r.avg_rtt_ms, least));
       traffic += fmt::format("{}r{}->r{} {}/{} rtt {:.1f} ms", traffic.empty() ? "" : ", ", from,
-                             to, r.received, r.sent, r.avg_rtt_ms);
+                             to, r.received, kPings, r.avg_rtt_ms);
     }
-    if ((s_.flow_probe_s > 0 || !s_.neighbours.empty()) && !iperf3_found())
+    if ((s_.flow_probe_s > 0 || !s_.neighbours.empty()) && !program_on_path("iperf3"))
       return fail("its flows run iperf3, which is not installed (apt install iperf3)");
     if (traffic.empty()) traffic = "one rank: no path to send over";
     console_.print(fmt::format("  {:<18} ok   {} setting(s) read back; {}\n", s_.name,
@@ -143,7 +138,6 @@ class ScenarioCheck {
     console_.print(fmt::format("  {:<18} FAILED  {}\n", s_.name, why));
     return false;
   }
-  static bool iperf3_found() { return std::system("command -v iperf3 >/dev/null 2>&1") == 0; }
 
   const ScenarioDefinition& s_;
   LabNetworkUp& up_;

@@ -3,11 +3,11 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "common/program_on_path.h"
 #include "common/temp_dir.h"
 #include "runner/process/iperf_client.h"
 #include "runner/scenario/host_preflight.h"
@@ -16,10 +16,6 @@
 namespace fabriclab::runner {
 
 namespace {
-
-bool on_path(const std::string& tool) {
-  return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
 
 std::vector<const ScenarioDefinition*> all_scenarios(const LabDefinition& lab) {
   std::vector<const ScenarioDefinition*> all;
@@ -89,7 +85,7 @@ LabFit fit_lab(const LabDefinition& lab, bool measure_compute) {
   bool flows = false;
   for (const ScenarioDefinition* s : scenarios)
     flows = flows || s->flow_probe_s > 0 || !s->neighbours.empty();
-  if (flows && !on_path("iperf3"))
+  if (flows && !program_on_path("iperf3"))
     worse(LabFitVerdict::kCannot, "its flows run iperf3, which is not installed (apt install iperf3)");
   if (measure_compute) {
     fit.step_compute_ms = measure_step_compute_ms(lab);
