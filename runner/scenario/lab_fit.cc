@@ -17,12 +17,6 @@ namespace fabriclab::runner {
 
 namespace {
 
-std::vector<const ScenarioDefinition*> all_scenarios(const LabDefinition& lab) {
-  std::vector<const ScenarioDefinition*> all;
-  for (const ScenarioDefinition& s : lab.scenarios) all.push_back(&s);
-  return all;
-}
-
 // The median compute_ms of a few steps of the lab's job, one rank, here.
 std::optional<double> measure_step_compute_ms(const LabDefinition& lab) {
   if (lab.workload.kind != "train") return std::nullopt;
@@ -59,7 +53,7 @@ LabFit fit_lab(const LabDefinition& lab, bool measure_compute) {
     fit.verdict = std::max(fit.verdict, v);
     fit.notes.insert(fit.notes.begin(), why);
   };
-  const std::vector<const ScenarioDefinition*> scenarios = all_scenarios(lab);
+  const std::vector<const ScenarioDefinition*> scenarios = select_scenarios(lab, {});  // every one
   try {
     refuse_what_this_host_cannot_run(lab, scenarios);
   } catch (const HostRefusesLab& e) {
