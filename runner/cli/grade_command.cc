@@ -11,6 +11,7 @@
 #include "runner/grading/grade_output.h"
 #include "runner/grading/graded_run.h"
 #include "runner/grading/grader.h"
+#include "runner/grading/lesson_verdict.h"
 #include "runner/lab/exercise.h"
 #include "runner/lab/lab_definition.h"
 
@@ -69,10 +70,16 @@ void run_grade(const GradeOptions& o) {
   const grading::Answers answers = grading::load_answers(answers_path, lab);
   grading::GradeReport report = grading::grade(lab, rec, answers);
   report.answers_path = answers_path;
+  // The lesson judged on the same recording: a student whose run did not
+  // show it learns so beside the grade (the run said so when it ended).
+  const grading::LessonJudgement lesson = grading::judge_lesson(lab, rec);
   if (o.json) {
-    std::cout << grading::grade_json(report).dump(2) << "\n";
+    nlohmann::json out = grading::grade_json(report);
+    if (!lab.lesson.empty()) out["lesson"] = grading::lesson_json(lesson);
+    std::cout << out.dump(2) << "\n";
   } else {
     std::cout << grading::format_grade_text(report);
+    if (!lab.lesson.empty()) std::cout << "\n" << grading::lesson_text(lesson, lab.dir + "/README.md");
   }
   std::cout.flush();
   if (!report.all_passed()) throw CommandExit{kExitFailure};

@@ -5,6 +5,7 @@
 
 #include "runner/grading/value_source.h"
 #include "runner/lab/answer_vocabulary.h"
+#include "runner/lab/seed_pick.h"
 #include "runner/rundir/run_format.h"
 
 namespace fabriclab::runner::grading {
@@ -19,7 +20,38 @@ bool status_matches(const std::optional<rundir::ScenarioStatus>& status,
                              rundir::to_string(*status)) != alternatives.end();
 }
 
+bool compare(double left, const std::string& op, double right) {
+  if (op == ">=") return left >= right;
+  if (op == "<=") return left <= right;
+  if (op == ">") return left > right;
+  if (op == "<") return left < right;
+  return std::fabs(left - right) <= 1e-9 * std::max(1.0, std::fabs(right));
+}
+
+std::optional<double> number_at(const std::string& path, const LabDefinition& lab,
+                                const GradedRun& rec) {
+  const std::string label = seed_label(path);
+  if (!label.empty()) {
+    if (!rec.seed) throw DeriveError("the recording's run.json has no seed");
+    const long ranks = rec.ranks > 0 ? rec.ranks : lab.ranks;
+    return static_cast<double>(seed_pick(*rec.seed, label, static_cast<uint64_t>(ranks)));
+  }
+  const Value v = evaluate_recording_path(path, lab, rec);
+  if (v.type != Value::Type::kNumber) return std::nullopt;  // null: no measurement
+  return v.number;
+}
+
 }  // namespace
+
+std::optional<ComparedNumbers> compared_numbers(const std::string& text, const LabDefinition& lab,
+                                                const GradedRun& rec) {
+  const Check c = parse_check(text);
+  if (c.form == Check::Form::kCompare) return ComparedNumbers{number_at(c.path, lab, rec), c.number};
+  if (c.form != Check::Form::kComparePaths) return std::nullopt;
+  ComparedNumbers out{number_at(c.path, lab, rec), number_at(c.other_path, lab, rec)};
+  if (out.right) *out.right *= c.scale;
+  return out;
+}
 
 bool check_holds(const std::string& text, const LabDefinition& lab, const GradedRun& rec) {
   const Check c = parse_check(text);
@@ -38,14 +70,12 @@ bool check_holds(const std::string& text, const LabDefinition& lab, const Graded
         any = any || status_matches(s.status, c.statuses);
       return c.form == Check::Form::kAny ? any : !any;
     }
-    case Check::Form::kCompare: {
-      const Value v = evaluate_recording_path(c.path, lab, rec);
-      if (v.type != Value::Type::kNumber) return false;  // null: no measurement to compare
-      if (c.op == ">=") return v.number >= c.number;
-      if (c.op == "<=") return v.number <= c.number;
-      if (c.op == ">") return v.number > c.number;
-      if (c.op == "<") return v.number < c.number;
-      return std::fabs(v.number - c.number) <= 1e-9 * std::max(1.0, std::fabs(c.number));
+    case Check::Form::kCompare:
+    case Check::Form::kComparePaths: {
+      const ComparedNumbers n = *compared_numbers(text, lab, rec);
+      // A side without a number (a stalled scenario's slowdown): nothing
+      // measured to compare, so the check does not hold.
+      return n.left && n.right && compare(*n.left, c.op, *n.right);
     }
     case Check::Form::kIs: {
       const Value v = evaluate_recording_path(c.path, lab, rec);

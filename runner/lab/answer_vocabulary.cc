@@ -311,6 +311,8 @@ Check parse_check(const std::string& text) {
   static const std::regex kCompare(
       R"((\S+) (>=|<=|==|>|<) (-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?))");
   static const std::regex kIs(R"((\S+) is ([a-z0-9_.-]+))");
+  static const std::regex kComparePaths(
+      R"((\S+) (>=|<=|==|>|<) (([0-9]+(\.[0-9]+)?) x )?([a-z][a-z0-9_.@=,-]*\.[a-z0-9_.@=,-]+))");
   std::smatch m;
   Check c;
   std::string status_text;
@@ -334,11 +336,18 @@ Check parse_check(const std::string& text) {
     c.op = m[2];
     c.number = std::stod(m[3]);
     return c;
+  } else if (std::regex_match(text, m, kComparePaths)) {
+    c.form = Check::Form::kComparePaths;
+    c.path = m[1];
+    c.op = m[2];
+    if (m[4].matched) c.scale = std::stod(m[4]);
+    c.other_path = m[6];
+    return c;
   } else {
     throw std::invalid_argument("check '" + text +
                                 "' is not in the vocabulary (\"scenario NAME STATUS\", \"any "
                                 "scenario STATUS\", \"no scenario STATUS\", \"PATH OP NUMBER\", "
-                                "\"PATH is WORD\", \"otherwise\")");
+                                "\"PATH OP [K x] PATH\", \"PATH is WORD\", \"otherwise\")");
   }
   c.statuses = split_alternatives(status_text);
   for (const std::string& status : c.statuses) {
@@ -359,6 +368,26 @@ void validate_check(const std::string& text, const ScenarioNames& scenarios) {
   if (c.form == Check::Form::kCompare && validate_recording_path(c.path) != PathType::kNumber) {
     throw std::invalid_argument("check '" + text + "': '" + c.path + "' is not a number");
   }
+  if ((c.form == Check::Form::kCompare || c.form == Check::Form::kIs) &&
+      !has_scenario(scenarios, path_scenario(parse_recording_path(c.path), scenarios))) {
+    throw std::invalid_argument("check '" + text + "': '" + c.path +
+                                "' names a scenario the lab does not have");
+  }
+  if (c.form == Check::Form::kComparePaths) {
+    if (validate_recording_path(c.path) != PathType::kNumber)
+      throw std::invalid_argument("check '" + text + "': '" + c.path + "' is not a number");
+    if (c.scale <= 0)
+      throw std::invalid_argument("check '" + text + "': expected a scale K > 0 in 'K x PATH'");
+    const std::string label = seed_label(c.other_path);
+    if (label.empty() && validate_recording_path(c.other_path) != PathType::kNumber) {
+      throw std::invalid_argument("check '" + text + "': '" + c.other_path +
+                                  "' is not a number (expected a recording path or seed.LABEL)");
+    }
+    for (const std::string& path : {c.path, c.other_path}) {
+      if (seed_label(path).empty() && !has_scenario(scenarios, path_scenario(parse_recording_path(path), scenarios)))
+        throw std::invalid_argument("check '" + text + "': '" + path + "' names a scenario the lab does not have");
+    }
+  }
   // A result field may hold a word (result.hot_uplink); lists never do.
   if (c.form == Check::Form::kIs && validate_recording_path(c.path) == PathType::kList) {
     throw std::invalid_argument("check '" + text + "': '" + c.path + "' is a list, not a word");
@@ -376,9 +405,23 @@ ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scen
     case Check::Form::kCompare:
     case Check::Form::kIs:
       return path_scenarios(c.path, scenarios);
+    case Check::Form::kComparePaths: {
+      ScenarioNames out = path_scenarios(c.path, scenarios);
+      if (seed_label(c.other_path).empty()) {
+        for (const std::string& s : path_scenarios(c.other_path, scenarios))
+          if (!has_scenario(out, s)) out.push_back(s);
+      }
+      return out;
+    }
     default:
       return {};
   }
+}
+
+std::string seed_label(const std::string& path) {
+  static const std::regex kSeed(R"(seed\.([a-z0-9_]+))");
+  std::smatch m;
+  return std::regex_match(path, m, kSeed) ? m[1].str() : "";
 }
 
 }  // namespace fabriclab::runner

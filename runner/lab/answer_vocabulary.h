@@ -50,6 +50,12 @@
 //     no scenario STATUS        none did
 //     PATH OP NUMBER            a number from the recording compared with OP
 //                               in >= <= > < ==
+//     PATH OP [K x] PATH2       compared with another number of the recording,
+//                               optionally scaled by K (e.g. "scenario.loss.
+//                               result.slowdown >= 1.5 x scenario.latency.
+//                               result.slowdown"); PATH2 may also be
+//                               seed.LABEL: the rank index seed_pick(seed,
+//                               LABEL, ranks) draws for the run (seed_pick.h)
 //     otherwise                 (choice options only) no earlier option held
 //
 // Contract: parse_*() and validate_*() throw std::invalid_argument with a
@@ -136,13 +142,19 @@ const std::set<std::string>& check_status_words();
 
 struct Check {
   // kIs: "PATH is WORD", a text result (the hot uplink's name) equal to WORD.
-  enum class Form { kOtherwise, kScenario, kAny, kNo, kCompare, kIs } form = Form::kOtherwise;
+  // kComparePaths: "PATH OP [scale x] other_path".
+  enum class Form { kOtherwise, kScenario, kAny, kNo, kCompare, kIs, kComparePaths } form =
+      Form::kOtherwise;
   std::string scenario;
   std::vector<std::string> statuses;  // any of them matches
   std::string path, op;
   double number = 0;
   std::string word;  // kIs
+  double scale = 1;        // kComparePaths
+  std::string other_path;  // kComparePaths: a recording path or seed.LABEL
 };
+// "seed.LABEL" -> "LABEL"; "" when `path` is not a seed pick.
+std::string seed_label(const std::string& path);
 Check parse_check(const std::string& text);
 void validate_check(const std::string& text, const ScenarioNames& scenarios);
 ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scenarios);

@@ -518,7 +518,7 @@ bool is_lab_folder(const fs::path& dir) {
 void check_top_level(const LabReader& r, const toml::table& root) {
   r.reject_unknown(root,
                    {"lab", "workload", "trainer", "topology", "report", "quick", "scenario",
-                    "exercise", "sweep"},
+                    "exercise", "sweep", "lesson"},
                    "the top level");
   for (const char* table : {"lab", "workload", "trainer", "topology", "report", "quick"}) {
     if (const toml::node* node = root.get(table); node && !node->is_table())
@@ -710,6 +710,7 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   resolve_baselines(r, tables.tables, lab);
   check_relative_limits(r, tables.tables, lab);
   lab.exercises = read_exercises(lab_toml, root, lab.scenario_names());
+  lab.lesson = read_lesson(lab_toml, root, lab.scenario_names());
   return lab;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runner/lab/exercise.h"
+#include "runner/lab/lesson.h"
 #include "runner/lab/neighbour_flow_spec.h"
 #include "runner/lab/relative_limit.h"
 #include "runner/link/setting_value.h"
@@ -116,6 +117,8 @@ struct LabDefinition {
   std::vector<std::string> tables;
   std::vector<ScenarioDefinition> scenarios;
   std::vector<Exercise> exercises;
+  // What the lab's story rests on, judged on every run ([[lesson]], lesson.h).
+  std::vector<LessonCheck> lesson;
 
   std::vector<std::string> scenario_names() const;
 };

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runner/grading/graded_run.h"
+#include "runner/grading/lesson_verdict.h"
 #include "runner/link/sysctl_setting.h"
 #include "runner/report/render_report.h"
 #include "runner/report/run_directory.h"
@@ -123,12 +125,28 @@ void RunRecorder::finish(bool charts_in_terminal) {
       if (summary.name == scenario["name"]) scenario["result"] = nlohmann::json(summary.result);
     }
   }
+  const std::string lesson = judge_the_lesson();
   writer_.write_manifest();
   std::ostringstream report_text;
   report::render_report(dir(), report_text, charts_in_terminal);
   console_.print("\n" + report_text.str());
+  if (!lesson.empty()) console_.print("\n" + lesson);
   console_.print(fmt::format("\nrun directory: {}\n", dir()));
   console_.close_cast();
+}
+
+std::string RunRecorder::judge_the_lesson() {
+  if (lab_.lesson.empty()) return "";
+  try {
+    const grading::LessonJudgement judgement =
+        grading::judge_lesson(lab_, grading::load_graded_run(dir()));
+    writer_.manifest()["lesson"] = grading::lesson_json(judgement);
+    return grading::lesson_text(judgement, lab_.dir + "/README.md");
+  } catch (const std::exception& e) {
+    // The recording is what the run produced; a lesson that cannot be
+    // judged on it is said, not a reason to lose the run.
+    return std::string("The lesson could not be judged: ") + e.what() + "\n";
+  }
 }
 
 void RunRecorder::abandon(const std::string& why) noexcept {

@@ -55,7 +55,8 @@ class RunRecorder {
   bool end_scenario(const ScenarioDefinition& scenario, const ScenarioOutcome& outcome);
 
   // Writes run.json, computes the results from the metrics (as replay does)
-  // into it, prints the summary table and charts and closes the cast.
+  // into it, judges the lab's lesson on them (run.json's "lesson"), prints
+  // the summary table, charts and the lesson's verdict and closes the cast.
   void finish(bool charts_in_terminal);
   // Closes metrics and cast without run.json or report (host mode's
   // followers: the lead writes the recording).
@@ -66,6 +67,9 @@ class RunRecorder {
   void abandon(const std::string& why) noexcept;
 
  private:
+  // The lesson's checks on the results just written, into the manifest;
+  // returns the lines to print ("" for a lab without a lesson).
+  std::string judge_the_lesson();
   // The cast stopped early (a full disk): the run stops too.
   void throw_if_cast_failed() const;
 

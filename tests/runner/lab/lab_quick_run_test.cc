@@ -1,8 +1,13 @@
 // Every lab, run small as a student would: for each labs/NN-*/lab.toml the
 // runner itself lists, `fabriclab run NN --quick` must exit 0 (a stall or a
 // deadline is a result, not a failure), write run.json with every scenario
-// of the lab and its status, and `fabriclab grade NN` on that run must pass
-// with the answers derived from it (tests/runner/grading/derived_answers.h).
+// of the lab and its status, and show the lab's lesson: every [[lesson]]
+// check judged at quick scale must hold (labs/SCHEMA.md, "The lesson"), so
+// a lab whose story inverts fails here. `fabriclab grade NN` on that run
+// must pass with the answers derived from it
+// (tests/runner/grading/derived_answers.h): that proves the exercises can
+// be graded on a fresh run, not that they are right (the reference
+// recordings' hand-written answers do that).
 //
 // The list of labs is read when the test program starts, so a new lab folder
 // is a new test with no change here; CMakeLists.txt relinks this program when
@@ -75,6 +80,28 @@ void expect_the_congestion_control_it_pins(const LabDefinition& lab,
     EXPECT_EQ(ns["sysctls"].value("net.ipv4.tcp_congestion_control", ""), m[1].str()) << ns.dump();
 }
 
+// The lesson as the run judged it (run.json's "lesson"): every check judged
+// at quick scale held, and at least one was judged.
+void expect_the_lesson_held(const LabDefinition& lab, const nlohmann::json& manifest,
+                            const std::string& output) {
+  ASSERT_FALSE(lab.lesson.empty()) << "lab " << lab.id << " states no [[lesson]] checks";
+  ASSERT_TRUE(manifest.contains("lesson")) << "run.json has no lesson\n" << output;
+  int judged = 0, failed = 0;
+  for (const auto& check : manifest["lesson"]["checks"]) {
+    const std::string outcome = check["outcome"];
+    EXPECT_NE(outcome, "failed") << "lab " << lab.id << "'s lesson did not hold: "
+                                 << check["claim"].get<std::string>() << "\n  "
+                                 << check["check"].get<std::string>() << ": "
+                                 << check["detail"].get<std::string>();
+    judged += outcome != "not judged";
+    failed += outcome == "failed";
+  }
+  EXPECT_GT(judged, 0) << "no lesson check of lab " << lab.id << " is judged at quick scale";
+  EXPECT_EQ(manifest["lesson"]["held"], judged > 0 && failed == 0);
+  const char* verdict = failed ? "The lesson did not hold in your run" : "The lesson held in your run";
+  EXPECT_NE(output.find(verdict), std::string::npos) << "the run did not say so:\n" << output;
+}
+
 class LabQuickRun : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
@@ -103,6 +130,7 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
   for (const ScenarioDefinition& s : lab.scenarios)
     EXPECT_EQ(recorded.count(s.name), 1u) << "scenario " << s.name << " missing from run.json";
   expect_the_congestion_control_it_pins(lab, manifest);
+  expect_the_lesson_held(lab, manifest, run.output);
 
   const grading::testing::DerivedAnswers answers =
       grading::testing::derive_answers(lab_toml, recording);
@@ -112,6 +140,54 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
   const auto grade = run_command({fabriclab::build_paths::fabriclab_binary(), "grade", id, "--labs",
                                   labs, "--recording", recording, "--answers", answers_path});
   EXPECT_EQ(grade.status.code, 0) << answers.right << grade.output << "\n(run)\n" << run.output;
+}
+
+// Issue 33's proof that the suite cannot stay green on a broken lesson: lab
+// 02 with its impairment moved from latency to clean (a lab.toml edit that
+// inverts the story, as a careless change could) really runs, says the
+// lesson did not hold, and run.json records the failed check -- the field
+// the test above fails on.
+TEST(LabLesson, AnInvertedLabSaysItsLessonFailed) {
+  SKIP_UNLESS_NETNS_PRIVILEGES();
+  testing::TempDir dir;
+  const std::string labs = dir.path() + "/labs";
+  fs::create_directories(labs + "/02-dropped-packet");
+  std::ifstream in(find_lab_file(default_labs_dir(), "02"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string delayed = "impair = \"delay 100ms\"\nlinks = [\"all\"]\n";
+  const size_t latency = text.find(delayed, text.find("name = \"latency\""));
+  ASSERT_NE(latency, std::string::npos);
+  text.erase(latency, delayed.size());
+  const std::string clean = "condition = \"no impairment\"\n";
+  ASSERT_NE(text.find(clean), std::string::npos);
+  text.insert(text.find(clean) + clean.size(), delayed);
+  std::ofstream(labs + "/02-dropped-packet/lab.toml") << text;
+
+  const std::string output = dir.path() + "/runs";
+  const auto run = run_command({fabriclab::build_paths::fabriclab_binary(), "run", "02", "--quick",
+                                "--scenario", "clean,latency", "--labs", labs, "--output", output,
+                                "--no-charts"},
+                               {}, 300s);
+  ASSERT_TRUE(run.status.exited) << run.output;
+  EXPECT_EQ(run.status.code, 0) << "a lesson that fails is a finding, not a crash\n" << run.output;
+  EXPECT_NE(run.output.find("FAILED  +100 ms each way slows every step"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("The lesson did not hold in your run"), std::string::npos) << run.output;
+  const std::string recording = run_directory(output);
+  ASSERT_FALSE(recording.empty()) << run.output;
+  const nlohmann::json manifest = nlohmann::json::parse(std::ifstream(recording + "/run.json"));
+  EXPECT_EQ(manifest["lesson"]["held"], false);
+  int failed = 0;
+  for (const auto& check : manifest["lesson"]["checks"]) {
+    if (check["check"] == "scenario.latency.result.slowdown >= 1.5") {
+      EXPECT_EQ(check["outcome"], "failed") << check.dump();
+      ++failed;
+    } else {
+      EXPECT_EQ(check["outcome"], "not judged") << "it reads a scenario this run left out: "
+                                                << check.dump();
+    }
+  }
+  EXPECT_EQ(failed, 1) << manifest["lesson"].dump(2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Labs, LabQuickRun, ::testing::ValuesIn(lab_folders()),
