@@ -34,7 +34,9 @@ void add_check_command(CLI::App& app) {
       "scenario's settings, sends a little traffic over each path, removes it all; no training");
   cmd->add_option("lab", flags->labs, "Lab numbers or folder names, e.g. 02 (repeatable; 'all')")
       ->required();
-  cmd->add_option("--scenario", flags->scenarios, "Check only this scenario (repeatable)");
+  cmd->add_option("--scenario", flags->scenarios,
+                  "Check only these scenarios: repeatable, or a list: --scenario clean,latency")
+      ->delimiter(',');
   cmd->add_option("--backend", flags->backend, "Impairment backend: netem, userspace or auto")
       ->check(CLI::IsMember({"netem", "userspace", "auto"}))
       ->capture_default_str();

@@ -208,7 +208,9 @@ void add_cost_command(CLI::App& app) {
   command->add_option("run", o->run,
                       "Run directory (or recording) to price, or a lab number: its newest run "
                       "under --runs");
-  command->add_option("--scenario", o->settings.scenarios, "Price only this scenario (repeatable)");
+  command->add_option("--scenario", o->settings.scenarios,
+                      "Price only these scenarios: repeatable, or a list: --scenario clean,latency")
+      ->delimiter(',');
   command->add_option("--gpus", o->settings.gpus, "Cluster sizes, e.g. --gpus 256,1024,4096")
       ->delimiter(',')
       ->capture_default_str();

@@ -62,7 +62,9 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("run", "Run a lab: every scenario, live view, summary, recording");
   cmd->add_option("lab", flags->lab, "Lab number or folder name, e.g. 02")->required();
-  cmd->add_option("--scenario", flags->scenarios, "Run only this scenario (repeatable)");
+  cmd->add_option("--scenario", flags->scenarios,
+                  "Run only these scenarios: repeatable, or a list: --scenario clean,latency")
+      ->delimiter(',');
   cmd->add_option("--backend", flags->backend, "Impairment backend: netem, userspace or auto")
       ->check(CLI::IsMember({"netem", "userspace", "auto"}))
       ->capture_default_str();
