@@ -14,6 +14,7 @@
 #include "runner/page/charts_section.h"
 #include "runner/page/conditions_section.h"
 #include "runner/page/exercises_section.h"
+#include "runner/page/lesson_section.h"
 #include "runner/page/html_text.h"
 #include "runner/page/json_text.h"
 #include "runner/page/page_assets.h"
@@ -157,10 +158,11 @@ PageSummary write_page(const std::filesystem::path& run_dir, std::ostream& out,
       << page_css() << "\n</style>\n</head>\n<body>\n"
       << "<header><h1>" << html_escape(title) << "</h1>\n"
       << "<nav><a href=\"#session\">session</a> <a href=\"#results\">results</a> "
+      << (run.manifest.contains("lesson") ? "<a href=\"#lesson\">lesson</a> " : "")
       << "<a href=\"#conditions\">conditions</a> <a href=\"#charts\">charts</a> "
       << "<a href=\"#exercises\">exercises</a></nav></header>\n<main>\n"
       << session_section(player) << results_section(run, summaries, player.scenarios)
-      << conditions_section(run.manifest) << charts.html << exercises_section(lab.get(), lab_note)
+      << lesson_section(run.manifest) << conditions_section(run.manifest) << charts.html << exercises_section(lab.get(), lab_note)
       << "</main>\n"
       << "<footer>Written by <code>fabriclab page</code> " << FABRICLAB_VERSION
       << " from a recording (recordings/FORMAT.md). The terminal is played by asciinema-player "

@@ -125,8 +125,10 @@ void RunRecorder::finish(bool charts_in_terminal) {
       if (summary.name == scenario["name"]) scenario["result"] = nlohmann::json(summary.result);
     }
   }
-  const std::string lesson = judge_the_lesson();
   writer_.write_manifest();
+  // Judged on the recording as written, as `grade` reads it; kept beside it.
+  const std::string lesson = judge_the_lesson();
+  if (!lesson.empty()) writer_.write_manifest();
   std::ostringstream report_text;
   report::render_report(dir(), report_text, charts_in_terminal);
   console_.print("\n" + report_text.str());
