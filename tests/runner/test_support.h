@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -19,6 +20,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/input_error.h"
@@ -124,6 +126,19 @@ inline bool process_exists(pid_t pid) {
   if (!std::getline(in, stat)) return false;
   size_t close = stat.rfind(')');
   return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z';
+}
+
+// Polls `done` every 10 ms until it holds. False only after `hang_guard`,
+// which stops a hung test and is no bound: how soon `done` holds on a
+// shared CPU is not what a test may assert (doc/ci.md).
+inline bool eventually(const std::function<bool()>& done,
+                       std::chrono::seconds hang_guard = std::chrono::seconds(120)) {
+  const auto give_up = std::chrono::steady_clock::now() + hang_guard;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
 }
 
 // Processes carrying the run's marker in their environment.
