@@ -141,6 +141,15 @@ inline bool eventually(const std::function<bool()>& done,
   return true;
 }
 
+// The least wall time `steps` data-parallel steps can take when one rank's
+// packets are held `delay_s` as they arrive at the others: a rank sends step
+// i's gradient only once it has step i-1's result, which needed every rank's
+// step i-1 data, sent after step i-2's result, which needed the held rank's
+// step i-2 data to wait out the delay. So every second step waits for it at
+// least once. "At least" cannot fail under load; "slower than clean" could
+// (two runs, each at the mercy of the CPU it got: doc/ci.md).
+inline double least_wall_s(int steps, double delay_s) { return delay_s * ((steps + 1) / 2); }
+
 // Processes carrying the run's marker in their environment.
 inline std::vector<pid_t> marked_processes(const std::string& run_id) {
   std::vector<pid_t> found;
