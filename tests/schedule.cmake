@@ -8,9 +8,9 @@
 #                 with one light case beside it
 #   LOCKS         ctest RESOURCE_LOCKs, each a machine-wide thing the case
 #                 reads or changes as a whole:
-#     heavy     it loads the cores or asserts on wall-clock time, throughput
-#               or jitter: such cases take turns (a timing bound is checked
-#               with a light neighbour at most, never another heavy case)
+#     heavy     it loads the cores: such cases take turns. (No case asserts
+#               a wall-clock bound, throughput or jitter: doc/ci.md, "No
+#               wall-clock bound in a test"; the lock is about load only.)
 #     fl_netns  it compares every /run/netns/fl-* entry before and after, or
 #               creates fl-* entries such a comparison would see
 #     ledger    it sweeps every stale ledger (every root `fabriclab run` and
@@ -30,7 +30,7 @@ fabriclab_schedule(trainer_srun_tests "." ${fl_heavy})
 fabriclab_schedule(trainer_lab01_tests "." ${fl_heavy})
 fabriclab_schedule(trainer_cli_tests "ASlowWorker" ${fl_heavy})
 
-# netem: delay, jitter and throughput measured on the wire.
+# netem: ping floods and iperf3 at full rate on the wire.
 fabriclab_schedule(netem_impairment_test "ImpairmentTest\\.(Delay|Loss|Removing)" ${fl_heavy})
 fabriclab_schedule(netem_userspace_backend_test "(Jitter|TcpBulk|OnArrival)" ${fl_heavy})
 fabriclab_schedule(netem_switch_worker_test "." ${fl_heavy})
@@ -58,9 +58,5 @@ fabriclab_schedule(runner_host_mode_test "." PROCESSORS 2 LOCKS heavy ledger)
 fabriclab_schedule(runner_four_hosts_test "." PROCESSORS 2 LOCKS heavy ledger)
 fabriclab_schedule(runner_host_fault_test "." PROCESSORS 2 LOCKS heavy ledger)
 
-# Wall-clock bounds that a loaded core would break.
-fabriclab_schedule(cast_replay_test "." LOCKS heavy)
-fabriclab_schedule(cast_console_test "." LOCKS heavy)
-fabriclab_schedule(runner_watchdog_test "." LOCKS heavy)
-fabriclab_schedule(runner_process_test "." LOCKS heavy)
+# A browser.
 fabriclab_schedule(page_browser_test "." ${fl_heavy})

@@ -11,6 +11,7 @@
 
 #include "common/input_error.h"
 #include "trainer/dataset.h"
+#include "trainer/emulated_compute.h"
 #include "trainer/gradient_sync.h"
 #include "trainer/metrics_writer.h"
 #include "trainer/process_group.h"
@@ -309,18 +310,13 @@ class TrainingRun {
   }
 
   // The emulated part of a step's compute, slept after the forward pass and
-  // sized on this step's forward and the step before's backward (the first
-  // step guesses the backward at 2x the forward): up to the accelerator's
-  // compute time (step_compute_ms), then a slow worker's (F-1) x that.
-  // Returns the time it slept.
+  // sized by emulated_sleep_ms() (emulated_compute.h). Returns the time it
+  // slept.
   double sleep_out_emulated_compute(double forward_ms) {
-    const double backward_ms = last_backward_ms_ >= 0 ? last_backward_ms_ : 2 * forward_ms;
-    const double real_ms = forward_ms + backward_ms;
-    const double compute_ms = std::max(real_ms, o_.step_compute_ms);
     const double factor = slowed_ ? o_.compute_slowdown : 1;
     const auto sleep_start = Clock::now();
-    std::this_thread::sleep_for(
-        std::chrono::duration<double, std::milli>(factor * compute_ms - real_ms));
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
+        emulated_sleep_ms(forward_ms, last_backward_ms_, o_.step_compute_ms, factor)));
     return ms_since(sleep_start);
   }
 

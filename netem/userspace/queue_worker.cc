@@ -9,24 +9,18 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
+#include <vector>
 
-#include "netem/impairment_model.h"
-#include "netem/spec_limit.h"
-#include "netem/rate_serializer.h"
-#include "netem/userspace/held_packets.h"
+#include "netem/userspace/packet_scheduler.h"
 
 namespace fabriclab::netem::userspace {
 
 namespace {
-
-// NFQUEUE reports the IP packet's length; a qdisc on the Ethernet device
-// (netem, tbf) counts the frame, its 14-byte header included. A rate is
-// charged for the frame, as netem charges it.
-constexpr uint32_t kEthernetHeaderBytes = 14;
 
 int64_t now_ns() {
   timespec ts;
@@ -81,51 +75,35 @@ void QueueWorker::run(Spec spec, uint64_t seed) {
                   socket_->queue_num());
   }
 
-  ImpairmentModel model(spec, seed);
-  RateSerializer serializer(spec);
-  const bool in_order = model.keeps_order();
-  // 0: no limit of ours. A rate builds a queue, so it gets netem's limit
-  // (the one the netem backend would send: netem/spec_limit.h) when none is given.
-  const size_t limit = spec.limit_packets    ? spec.limit_packets
-                       : serializer.active() ? derive_limit_packets(spec)
-                                             : 0;
-  HeldPackets held;
+  PacketScheduler scheduler(spec, seed);
 
   auto on_packet = [&](uint32_t id, uint32_t length) {
     packets_.fetch_add(1, std::memory_order_relaxed);
     bytes_.fetch_add(length, std::memory_order_relaxed);
-    PacketFate fate = model.next();
-    // netem checks its limit after the loss decision and before the delay.
-    if (fate.drop || (limit != 0 && held.size() >= limit)) {
-      socket_->add_verdict(id, NF_DROP);
-      drops_.fetch_add(1, std::memory_order_relaxed);
-      return;
+    switch (scheduler.arrive(id, length, now_ns()).verdict) {
+      case PacketScheduler::Verdict::kDrop:
+        socket_->add_verdict(id, NF_DROP);
+        drops_.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case PacketScheduler::Verdict::kAccept:
+        socket_->add_verdict(id, NF_ACCEPT);
+        break;
+      case PacketScheduler::Verdict::kHold:
+        break;
     }
-    if (fate.delay_ns == 0 && !in_order && !serializer.active()) {
-      socket_->add_verdict(id, NF_ACCEPT);  // reordered (or no delay): out now
-      return;
-    }
-    held.push(serializer.departure_ns(now_ns(), fate.delay_ns, length + kEthernetHeaderBytes,
-                                      held.empty()),
-              id);
   };
 
   // Accepts what is due (all of it when `until` is max). In order, the
   // released ids are exactly the lowest still queued, so one batch verdict
   // covers them; drops sent earlier in the same buffer are processed first.
   auto release = [&](int64_t until) {
-    bool any = false;
-    uint32_t max_id = 0;
-    while (!held.empty() && held.next().release_ns <= until) {
-      if (in_order) {
-        max_id = held.next().id;
-        any = true;
-      } else {
-        socket_->add_verdict(held.next().id, NF_ACCEPT);
-      }
-      held.pop();
+    const std::vector<uint32_t>& ids = scheduler.due(until);
+    if (ids.empty()) return;
+    if (scheduler.in_order()) {
+      socket_->add_batch_verdict(ids.back(), NF_ACCEPT);
+    } else {
+      for (uint32_t id : ids) socket_->add_verdict(id, NF_ACCEPT);
     }
-    if (any) socket_->add_batch_verdict(max_id, NF_ACCEPT);
   };
 
   pollfd fds[2] = {{socket_->fd(), POLLIN, 0}, {stop_fd_, POLLIN, 0}};
@@ -134,12 +112,12 @@ void QueueWorker::run(Spec spec, uint64_t seed) {
       int64_t now = now_ns();
       release(now);
       socket_->flush();
-      backlog_.store(held.size(), std::memory_order_relaxed);
+      backlog_.store(scheduler.held(), std::memory_order_relaxed);
 
       timespec timeout{};
       timespec* wait = nullptr;  // nothing held: sleep until a packet or stop
-      if (!held.empty()) {
-        int64_t left = std::max<int64_t>(0, held.next().release_ns - now);
+      if (!scheduler.empty()) {
+        int64_t left = std::max<int64_t>(0, scheduler.next_release_ns() - now);
         timeout.tv_sec = left / 1000000000;
         timeout.tv_nsec = left % 1000000000;
         wait = &timeout;
@@ -162,7 +140,7 @@ void QueueWorker::run(Spec spec, uint64_t seed) {
     spdlog::error("userspace impairment on NFQUEUE {}: {}; its held packets are lost",
                   socket_->queue_num(), e.what());
   }
-  backlog_.store(held.size(), std::memory_order_relaxed);
+  backlog_.store(scheduler.held(), std::memory_order_relaxed);
 }
 
 }  // namespace fabriclab::netem::userspace

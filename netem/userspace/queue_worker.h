@@ -1,6 +1,7 @@
 // The thread that impairs one NFQUEUE: it reads each queued packet's id,
-// asks the ImpairmentModel for its fate, and answers NF_DROP at once or
-// NF_ACCEPT when its release time comes.
+// asks its PacketScheduler (packet_scheduler.h: the model, the rate, the
+// limit) for its fate, and answers NF_DROP at once or NF_ACCEPT when its
+// release time comes.
 //
 // Loop (one thread, no locks on the packet path):
 //   1. accept every held packet whose release time has passed;

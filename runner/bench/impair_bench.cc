@@ -94,8 +94,10 @@ void bench_backend(const std::string& name, netem::Backend& backend, const Impai
               bare_rtt_p50);
   std::printf("  %-36s %10s %10s %8s %10s %10s %9s  %s\n", "spec", "conf p50", "meas p50", "error",
               "conf p99", "meas p99", "target", "p50");
+  // delay 10ms 4ms: the userspace backend test's jitter, whose ceiling is
+  // printed here rather than asserted there (doc/ci.md).
   for (const char* words : {"delay 1ms", "delay 10ms", "delay 100ms", "delay 10ms 2ms",
-                            "delay 50ms 5ms distribution normal"}) {
+                            "delay 10ms 4ms", "delay 50ms 5ms distribution normal"}) {
     netem::Spec spec = netem::parse_spec(words);
     auto [conf50, conf99] = configured_delay_ms(spec, seed);
     std::vector<double> rtts;

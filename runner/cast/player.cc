@@ -24,31 +24,50 @@ bool wait_until(Clock::time_point deadline, const std::atomic<bool>& stop) {
   return false;
 }
 
+// "i" (input), "r" (resize) and unknown codes are skipped.
+bool is_played(const CastEvent& event) { return event.code == "o" || event.code == "m"; }
+
 }  // namespace
 
 std::string chapter_line(const std::string& label) {
   return "\x1b[2m\u2500\u2500 " + plain_text(label) + " \u2500\u2500\x1b[0m\r\n";
 }
 
-PlayResult play_cast(const Cast& cast, std::ostream& out, const PlayOptions& options,
-                     const std::atomic<bool>& stop) {
+void check_play_options(const PlayOptions& options) {
   if (!(options.speed > 0)) throw InputError("--speed must be a positive number");
   if (!(options.idle_limit_s > 0))
     throw InputError("--idle-limit must be a positive number of seconds");
+}
 
+std::vector<double> play_schedule(const Cast& cast, const PlayOptions& options) {
+  check_play_options(options);
+  std::vector<double> due;
+  due.reserve(cast.events.size());
+  double previous_s = 0;  // recorded time of the last played event
+  double schedule_s = 0;  // playback seconds since start (after capping and speed)
+  for (const CastEvent& event : cast.events) {
+    if (is_played(event)) {
+      schedule_s += std::min(event.time_s - previous_s, options.idle_limit_s) / options.speed;
+      previous_s = event.time_s;
+    }
+    due.push_back(schedule_s);
+  }
+  return due;
+}
+
+PlayResult play_cast(const Cast& cast, std::ostream& out, const PlayOptions& options,
+                     const std::atomic<bool>& stop) {
+  const std::vector<double> due = play_schedule(cast, options);
   PlayResult result;
   TerminalSanitizer sanitizer;
   bool at_line_start = true;
-  double previous_s = 0;
-  double schedule_s = 0;  // playback seconds since start (after capping and speed)
   const Clock::time_point start = Clock::now();
 
-  for (const CastEvent& event : cast.events) {
-    if (event.code != "o" && event.code != "m") continue;
-    schedule_s += std::min(event.time_s - previous_s, options.idle_limit_s) / options.speed;
-    previous_s = event.time_s;
+  for (std::size_t i = 0; i < cast.events.size(); ++i) {
+    const CastEvent& event = cast.events[i];
+    if (!is_played(event)) continue;
     const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(schedule_s));
+                                      std::chrono::duration<double>(due[i]));
     if (!wait_until(deadline, stop)) {
       result.stopped = true;
       break;

@@ -7,7 +7,8 @@
 // Timing: the wait before each event is the gap since the previous one,
 // capped at idle_limit_s (long pauses such as a stalled scenario), divided by
 // speed. Waits follow one schedule from the start (no drift from many small
-// sleeps).
+// sleeps); play_schedule() computes it, so the pace is tested on the
+// schedule rather than by timing a replay on a shared CPU.
 // Output: "o" events through a TerminalSanitizer unless raw (see
 // terminal_sanitizer.h: the safety policy); "m" events as a dim chapter line
 // "── LABEL ──" on a line of its own (the label stripped of every control
@@ -24,6 +25,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "runner/cast/cast_reader.h"
 
@@ -41,6 +43,15 @@ struct PlayResult {
   std::size_t markers = 0;  // chapter lines shown
   std::size_t removed = 0;  // sequences the sanitizer removed
 };
+
+// Throws InputError for options out of range (speed or idle_limit_s <= 0).
+void check_play_options(const PlayOptions& options);
+
+// When each of cast.events is due, in playback seconds after the start: the
+// running sum of the recorded gaps between played ("o", "m") events, each
+// capped at idle_limit_s and divided by speed. Events that are not played
+// are due with the played event before them (0 before any). Checks options.
+std::vector<double> play_schedule(const Cast& cast, const PlayOptions& options);
 
 // Throws InputError for options out of range (speed or idle_limit_s <= 0).
 PlayResult play_cast(const Cast& cast, std::ostream& out, const PlayOptions& options,

@@ -10,7 +10,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <optional>
 #include <thread>
 
 #include "common/fault_point.h"
@@ -30,6 +29,7 @@
 #include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/neighbour_flow.h"
 #include "runner/scenario/rank_state.h"
+#include "runner/scenario/watchdog.h"
 #include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
 
@@ -38,9 +38,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(100);
-// How long ranks that have all written their final event get to exit before
-// a stall or deadline may still be declared.
-constexpr auto kExitGrace = std::chrono::seconds(10);
 constexpr auto kCounterInterval = std::chrono::seconds(1);
 // How long the other ranks get to end on their own once one has failed.
 constexpr auto kPeerFailureGrace = std::chrono::seconds(3);
@@ -284,19 +281,11 @@ class ScenarioRun {
   // The watchdog loop: returns when the scenario has an outcome.
   void watch() {
     const auto start = Clock::now();
-    auto last_progress = start;
+    Watchdog watchdog(s_.stall_s, s_.deadline_s, start);
     auto last_counters = start;
-    int64_t progress_mark = 0;
-    std::optional<Clock::time_point> finished_at;  // when every rank had written its final event
     while (true) {
       std::this_thread::sleep_for(kPollInterval);
       collect_events();
-      int64_t total_steps = 0;
-      for (const RankState& st : states_) total_steps += st.last_step;
-      if (total_steps > progress_mark) {
-        progress_mark = total_steps;
-        last_progress = Clock::now();
-      }
       if (Clock::now() - last_counters >= kCounterInterval) {
         sample_counters();
         last_counters = Clock::now();
@@ -318,30 +307,23 @@ class ScenarioRun {
           return;
         }
       }
-      // Every rank has written its final event and is exiting: a limit that
-      // strikes now would call a finished job stalled or late (seen under
-      // load: "deadline, but every rank finished all 4 steps"). Its exit
-      // decides, within a grace of its own.
-      if (all_finished()) {
-        if (!finished_at) finished_at = Clock::now();
-        if (Clock::now() - *finished_at < kExitGrace) continue;
-      }
-      // The stall clock starts at launch: ranks that cannot even rendezvous
-      // over the impaired link are as stuck as ranks stuck mid-training
-      // (startup takes a few seconds, well inside any sane stall limit).
-      if (seconds_since(last_progress) > s_.stall_s) {
-        outcome_.status = rundir::ScenarioStatus::kStalled;
-        outcome_.message =
-            fmt::format("no rank completed a step for {:.0f} s (stall limit); {} of {} steps done",
-                        s_.stall_s, steps_done(), planned());
-        return;
-      }
-      if (seconds_since(start) > s_.deadline_s) {
-        outcome_.status = rundir::ScenarioStatus::kDeadline;
-        outcome_.message =
-            fmt::format("still running after the {:.0f} s deadline; {} of {} steps done",
-                        s_.deadline_s, steps_done(), planned());
-        return;
+      int64_t total_steps = 0;
+      for (const RankState& st : states_) total_steps += st.last_step;
+      switch (watchdog.check(Clock::now(), total_steps, all_finished())) {
+        case WatchdogVerdict::kRunning:
+          continue;
+        case WatchdogVerdict::kStalled:
+          outcome_.status = rundir::ScenarioStatus::kStalled;
+          outcome_.message = fmt::format(
+              "no rank completed a step for {:.0f} s (stall limit); {} of {} steps done",
+              s_.stall_s, steps_done(), planned());
+          return;
+        case WatchdogVerdict::kDeadline:
+          outcome_.status = rundir::ScenarioStatus::kDeadline;
+          outcome_.message =
+              fmt::format("still running after the {:.0f} s deadline; {} of {} steps done",
+                          s_.deadline_s, steps_done(), planned());
+          return;
       }
     }
   }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -19,6 +20,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/input_error.h"
@@ -125,6 +127,28 @@ inline bool process_exists(pid_t pid) {
   size_t close = stat.rfind(')');
   return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z';
 }
+
+// Polls `done` every 10 ms until it holds. False only after `hang_guard`,
+// which stops a hung test and is no bound: how soon `done` holds on a
+// shared CPU is not what a test may assert (doc/ci.md).
+inline bool eventually(const std::function<bool()>& done,
+                       std::chrono::seconds hang_guard = std::chrono::seconds(120)) {
+  const auto give_up = std::chrono::steady_clock::now() + hang_guard;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+// The least wall time `steps` data-parallel steps can take when one rank's
+// packets are held `delay_s` as they arrive at the others: a rank sends step
+// i's gradient only once it has step i-1's result, which needed every rank's
+// step i-1 data, sent after step i-2's result, which needed the held rank's
+// step i-2 data to wait out the delay. So every second step waits for it at
+// least once. "At least" cannot fail under load; "slower than clean" could
+// (two runs, each at the mercy of the CPU it got: doc/ci.md).
+inline double least_wall_s(int steps, double delay_s) { return delay_s * ((steps + 1) / 2); }
 
 // Processes carrying the run's marker in their environment.
 inline std::vector<pid_t> marked_processes(const std::string& run_id) {

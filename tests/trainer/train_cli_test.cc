@@ -134,10 +134,11 @@ TEST(TrainCli, ASlowWorkerSleepsInsideItsComputeAndSaysSo) {
     slept_ms += s["slowed_ms"].get<double>();
     compute_ms += s["compute_ms"].get<double>();
   }
-  // (F-1) x compute: the sleep is about 3/4 of a slowed compute. Summed over
-  // the steps: the sleep is sized on the step before's backward, and one
-  // 7 ms step whose backward took twice as long falls below half on its own.
-  EXPECT_GE(slept_ms, 0.5 * compute_ms);
+  // How much is slept, (F-1) x compute, is emulated_compute_test's: on a
+  // shared CPU a step's real compute stretches, so its share here is not
+  // asserted (doc/ci.md). That the sleep is inside the compute is.
+  EXPECT_GT(slept_ms, 0);
+  EXPECT_GE(compute_ms, slept_ms);
   for (const auto& s : run("other.jsonl", {"--compute-slowdown", "4", "--slow-rank", "1"}))
     EXPECT_FALSE(s.contains("slowed_ms")) << "rank 0 is not the slow rank: " << s.dump();
   std::filesystem::remove_all(dir);
@@ -160,12 +161,15 @@ TEST(TrainCli, AStepComputeTimeIsAFloorOnEveryStepsCompute) {
     ASSERT_TRUE(s.contains("slowed_ms")) << s.dump();
     EXPECT_GT(s["slowed_ms"].get<double>(), 0) << s.dump();
   }
-  // Each step sleeps 150 ms less its forward and the step before's backward
-  // (the first guesses it), so from the second on a step computes 150 ms
-  // give or take how much its backward differs from the one before: a
-  // millisecond or two for this small model.
-  for (size_t i = 1; i < steps.size(); ++i)
-    EXPECT_GE(steps[i]["compute_ms"].get<double>(), 140) << steps[i].dump();
+  // Step i sleeps at least 150 ms less its forward and step i-1's backward,
+  // so it computes at least 150 - backward(i-1) + backward(i); summed over
+  // steps 2..n the backwards telescope to 150 (n-1) - backward(1) + backward(n),
+  // and backward(1) is inside step 1's compute. Hence a floor on the total
+  // that load can only raise (sleeps never end early); per-step sizing is
+  // emulated_compute_test's.
+  double total_ms = 0;
+  for (const auto& s : steps) total_ms += s["compute_ms"].get<double>();
+  EXPECT_GE(total_ms, 150.0 * static_cast<double>(steps.size() - 1)) << r.output;
   const RunResult bad = run_command({fabriclab::build_paths::fabriclab_binary(), "train",
                                      "--step-compute-ms", "-1"},
                                     {}, std::chrono::seconds(30));

@@ -5,9 +5,11 @@
 # is the lead. A small lab of three scenarios:
 #   clean    no impairment
 #   latency  delay 50ms on each host's egress to the other: while it runs,
-#            each VM pings the peer's lab address (round trip >= 100 ms)
-#            and its other address on the same link (not delayed); the
-#            allreduce's time per step must grow by a round trip
+#            each VM pings the peer's lab address (round trip >= 100 ms),
+#            its other address on the same link answers, and the peer filter
+#            matches only the lab address (what is held, read back, rather
+#            than how fast a ping came: no wall-clock ceiling, doc/ci.md);
+#            the allreduce's time per step is at least a round trip
 #   held     delay 30ms, a job that does not end: VM 1 SIGKILLs its runner
 #            (not the guardian); the guardian must remove the qdisc, and no
 #            fabriclab process may be left. VM 0's runner must end naming the
@@ -31,6 +33,8 @@ wait_qdisc() {
   done
   return 1
 }
+# $1 (a.b.c.d) as tc's u32 prints a match on it: 0a630002 for 10.99.0.2.
+hex_addr() { echo "$1" | awk -F. '{ printf "%02x%02x%02x%02x", $1, $2, $3, $4 }'; }
 # The smallest round trip of 5 pings to $1, in whole ms ("none" if no reply).
 min_rtt() {
   ping -n -c 5 -i 0.5 -W 3 "$1" | awk -F'[/ =]+' '/^rtt/ { printf "%d", $6; found = 1 } END { if (!found) print "none" }'
@@ -93,8 +97,13 @@ if wait_qdisc 400 'netem .*delay 50ms'; then
   echo "vm$h: min round trip to the peer's lab address ${lab_ms} ms, to its other address ${other_ms} ms"
   [ "$lab_ms" != none ] && [ "$lab_ms" -ge 95 ] && ok "lab traffic delayed (2 x 50 ms)" ||
     fail "lab traffic to 10.99.0.$peer not delayed: ${lab_ms} ms"
-  [ "$other_ms" != none ] && [ "$other_ms" -lt 50 ] && ok "other traffic on eth0 not delayed" ||
-    fail "traffic to 10.98.0.$peer (not a lab host) delayed or lost: ${other_ms} ms"
+  [ "$other_ms" != none ] && ok "other traffic on eth0 answered" ||
+    fail "traffic to 10.98.0.$peer (not a lab host) lost"
+  filters=$(tc filter show dev eth0)
+  echo "$filters" | grep -q "match $(hex_addr 10.99.0.$peer)/ffffffff at 16" &&
+    ! echo "$filters" | grep -q "match $(hex_addr 10.98.0.$peer)/" &&
+    ok "only lab traffic is held (peer filter on 10.99.0.$peer, none on 10.98.0.$peer)" ||
+    fail "peer filter does not hold exactly the lab address: $filters"
 else
   fail "no 'delay 50ms' netem qdisc on eth0 within 400 s"
 fi
@@ -106,11 +115,13 @@ if [ "$h" -eq 1 ]; then
     [ -n "$guardian" ] && ok "guardian running (pid $guardian)" || fail "no guardian process"
     kill -KILL $runner
     echo "vm1: SIGKILLed the runner (pid $runner)"
+    # 300 s only stops a hang: how soon the guardian acts is not a check.
     i=0
-    while [ $i -lt 30 ] && tc qdisc show dev eth0 | grep -q 'fab0:'; do sleep 1; i=$((i + 1)); done
-    tc qdisc show dev eth0 | grep -q 'fab0:' && fail "qdisc fab0: still on eth0 30 s after the kill" ||
-      ok "qdisc fab0: gone within $((i + 1)) s of the kill"
-    sleep 1
+    while [ $i -lt 300 ] && tc qdisc show dev eth0 | grep -q 'fab0:'; do sleep 1; i=$((i + 1)); done
+    tc qdisc show dev eth0 | grep -q 'fab0:' && fail "qdisc fab0: still on eth0 300 s after the kill" ||
+      ok "qdisc fab0: gone after the kill ($((i + 1)) s)"
+    i=0
+    while [ $i -lt 300 ] && kill -0 "$guardian" 2>/dev/null; do sleep 1; i=$((i + 1)); done
     kill -0 "$guardian" 2>/dev/null && fail "the guardian (pid $guardian) is still running" ||
       ok "the guardian has exited"
   else
@@ -141,11 +152,14 @@ if not bad:
     # The allreduce's own time per step ('net ms'), not wall time: under TCG
     # the compute's cost moves with the machine's load more than 100 ms
     # round trips move a 40-step wall time (measured: latency 27.0 s, clean 29.1 s).
+    # A ring allreduce's result needs this host's data to reach the peer and
+    # come back reduced: at least the 100 ms round trip, whatever the load.
+    # Against clean's time it is printed, not checked (two runs, two loads).
     clean, latency = (by[n]["result"]["median_network_ms"] for n in ("clean", "latency"))
     print("net ms per step: clean %.0f, latency %.0f" % (clean, latency))
-    if latency < clean + 100: bad.append("latency's allreduce (%.0f ms) not a 100 ms round trip slower than clean's (%.0f ms)" % (latency, clean))
+    if latency < 100: bad.append("latency's allreduce (%.0f ms) shorter than the 100 ms round trip" % latency)
     if len(by["latency"]["impairments"][0]["applied"]) != 2: bad.append("latency applied on %r" % by["latency"]["impairments"][0]["applied"])
-print("\n".join("FAIL: run.json: " + b for b in bad) or "ok: run.json: host mode, clean and latency completed, latency's allreduce a round trip slower, applied on both hosts")
+print("\n".join("FAIL: run.json: " + b for b in bad) or "ok: run.json: host mode, clean and latency completed, latency's allreduce at least a round trip, applied on both hosts")
 sys.exit(1 if bad else 0)
 EOF
 fi

@@ -37,11 +37,6 @@ using netlink::QdiscInfo;
 const std::string kFixtureDir =
     std::string(fabriclab::build_paths::source_dir()) + "/tests/netem/fixtures";
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? NAN : v[v.size() / 2];
-}
-
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   return v.empty() ? NAN : v[static_cast<size_t>(p * (v.size() - 1))];
@@ -167,23 +162,22 @@ TEST_F(RealNetem, CliAppliesShowsAndClears) {
 }
 
 TEST_F(RealNetem, JitterSpreadsPingAroundTheDelay) {
-  const double baseline = median(rtts("10.77.0.2", 20));
   auto applied = netlink::NetlinkBackend().apply(target_, parse_spec("delay 20ms 5ms"));
   std::vector<double> r = rtts("10.77.0.2", 100);
   ASSERT_GE(r.size(), 95u);
-  // Uniform in [15, 25] ms (no distribution table). The userspace backend's
-  // tolerances (tests/netem/userspace/userspace_backend_test.cc), scaled:
-  // nothing early, the top judged at p90, the spread there, the median. The
-  // slack above the top is the delay test's 3 ms, not the host's 1 ms: an
-  // emulated CPU fires the qdisc's timer late (measured p90: 27.4 ms here).
+  // Uniform in [15, 25] ms (no distribution table). Nothing leaves early, so
+  // the minimum is a hard bound. The top, the median and the spread are the
+  // emulated CPU's as much as the qdisc's (its timers fire late): no bound
+  // here (doc/ci.md); `fabriclab bench impair` in the VM prints them against
+  // the configured delay. That the kernel holds the jitter is read back.
   EXPECT_GE(percentile(r, 0.0), 15.0);
-  EXPECT_LE(percentile(r, 0.9) - baseline, 25.0 + 3.0);
-  EXPECT_GT(percentile(r, 0.9) - percentile(r, 0.1), 5.0) << "no spread: jitter not applied";
-  EXPECT_NEAR(median(r) - baseline, 20.0, 3.0);
+  std::optional<QdiscInfo> netem = our_qdisc(netlink::kRootHandle);
+  ASSERT_TRUE(netem && netem->netem) << "no netem root fab0:";
+  EXPECT_EQ(netem->netem->spec.delay_us, 20000u);
+  EXPECT_EQ(netem->netem->spec.jitter_us, 5000u);
 }
 
 TEST_F(RealNetem, PeerOnlyTreeDelaysThePeerAndNothingElse) {
-  const double baseline = median(rtts("10.77.0.3", 10));
   Target t = target_;
   t.peers = {"10.77.0.2"};  // 10.77.0.3 sits on the same link, not a peer
   auto applied = netlink::NetlinkBackend().apply(t, parse_spec("delay 30ms"));
@@ -192,13 +186,14 @@ TEST_F(RealNetem, PeerOnlyTreeDelaysThePeerAndNothingElse) {
   ASSERT_TRUE(leaf && leaf->netem) << "no netem leaf fab2:";
   EXPECT_EQ(leaf->netem->spec.delay_us, 30000u);
 
+  // The peer's pings are held at least the delay; the non-peer's are not
+  // held at all, which the leaf's packet count shows (a ping's speed on an
+  // emulated CPU would not: no wall-clock ceiling, doc/ci.md).
   std::vector<double> peer = rtts("10.77.0.2", 20);
   std::vector<double> other = rtts("10.77.0.3", 20);
   ASSERT_GE(peer.size(), 19u);
   ASSERT_GE(other.size(), 19u);
   EXPECT_GE(*std::min_element(peer.begin(), peer.end()), 30.0);
-  EXPECT_NEAR(median(peer) - baseline, 30.0, 3.0);
-  EXPECT_LT(median(other), baseline + 5.0) << "a non-peer was delayed";
   Stats s = applied->stats();
   EXPECT_GE(s.packets, 20u);
   EXPECT_LT(s.packets, 20u + 10u) << "non-peer traffic went through the impaired leaf";

@@ -1,8 +1,11 @@
 // The userspace switch (netem/userspace/switch_worker.h) on a real bridge:
 // three hosts on one switch namespace, iperf3 from A to C through a port of
-// 100 Mbit/s, and what the kernels on both ends saw -- the rate, tail drops,
-// CE marks that arrive with a valid checksum and are echoed as ECE, and a
-// lossless port that pauses A instead of dropping.
+// 100 Mbit/s, and what the kernels on both ends saw -- tail drops, CE marks
+// that arrive with a valid checksum and are echoed as ECE, and a lossless
+// port that pauses A instead of dropping. Each flow is a fixed number of
+// bytes, not seconds, and no rate is asserted: the suite shares 2 cores
+// (doc/ci.md). The port's rate is switch_model_test's arithmetic and
+// `fabriclab bench queue`'s goodput against what the port can carry.
 #include "netem/userspace/switch_worker.h"
 #include "netem/userspace/nft_switch_rules.h"
 
@@ -63,15 +66,22 @@ class SwitchLab {
     return run_shell("ip netns exec " + ns(host) + " sh -c '" + command + "'");
   }
 
-  // iperf3 from a to c for `seconds`; the receiver's goodput in Mbit/s.
-  double iperf_a_to_c(int seconds) const {
+  // iperf3 sends `megabytes` MiB from a to c; the bytes sent, -1 if the
+  // flow did not complete. All of it leaves a only once all but a socket
+  // buffer of it was acknowledged through the switch (iperf3's receiver
+  // count stops at the sender's end, short of what was in flight).
+  double iperf_a_to_c(int megabytes) const {
     in("c", "iperf3 -s -1 -D --pidfile /tmp/" + prefix_ + ".pid");
-    ::usleep(300 * 1000);
-    const ShellResult r = in("a", "iperf3 -c 10.78.0.3 -t " + std::to_string(seconds) + " -J");
+    // Until the daemon listens (no sleep to outrun): iperf3 -J exits 0 on refusal.
+    for (int i = 0; i < 6000 && in("c", "ss -Hltn sport = :5201").output.find("5201") ==
+                                    std::string::npos; ++i)
+      ::usleep(50 * 1000);
+    const ShellResult r = in("a", "timeout 300 iperf3 -c 10.78.0.3 -n " +
+                                      std::to_string(megabytes) + "M -J");
     in("c", "kill $(cat /tmp/" + prefix_ + ".pid) 2>/dev/null; rm -f /tmp/" + prefix_ + ".pid");
     const nlohmann::json j = nlohmann::json::parse(r.output, nullptr, false);
-    if (j.is_discarded() || !j.contains("end")) return -1;
-    return j["end"]["sum_received"]["bits_per_second"].get<double>() / 1e6;
+    if (j.is_discarded() || !j.contains("end") || !j["end"].contains("sum_sent")) return -1;
+    return j["end"]["sum_sent"]["bytes"].get<double>();
   }
 
   // A kernel counter of `host` (nstat's name, e.g. IpExtInCEPkts), since boot of its namespace.
@@ -103,14 +113,12 @@ class SwitchWorkerTest : public ::testing::Test {
   std::unique_ptr<SwitchLab> lab_;
 };
 
-TEST_F(SwitchWorkerTest, TailDropDrainsAtThePortRateAndDrops) {
+TEST_F(SwitchWorkerTest, TailDropCarriesAFlowAndDrops) {
   SwitchWorker sw(lab_->switch_fd(), {{"10.78.0.3", parse_port_spec("rate 100mbit limit 64kb")}},
                   {"10.78.0.1", "10.78.0.2"}, 1);
-  const double mbit = lab_->iperf_a_to_c(2);
+  EXPECT_GE(lab_->iperf_a_to_c(24), 24.0 * 1024 * 1024);
   const SwitchCounters c = sw.counters();
   sw.stop();
-  EXPECT_GT(mbit, 50);
-  EXPECT_LT(mbit, 102);  // the port's rate, frames charged with their Ethernet header
   EXPECT_GT(c.ports[0].packets, 1000u);
   EXPECT_GT(c.ports[0].dropped, 0u);  // TCP fills a 64 kB buffer
   EXPECT_EQ(c.ports[0].marked, 0u);
@@ -128,7 +136,7 @@ TEST_F(SwitchWorkerTest, EcnMarksInsteadOfDroppingAndTheMarksArriveIntact) {
     SwitchWorker sw(lab_->switch_fd(), {{"10.78.0.3", parse_port_spec("rate 100mbit limit 64kb")}},
                     {"10.78.0.1", "10.78.0.2"}, 1);
     const long before = lab_->counter("a", "TcpRetransSegs");
-    EXPECT_GT(lab_->iperf_a_to_c(2), 50);
+    EXPECT_GE(lab_->iperf_a_to_c(24), 24.0 * 1024 * 1024);
     taildrop_retransmits = lab_->counter("a", "TcpRetransSegs") - before;
     taildrop = sw.counters();
   }
@@ -137,7 +145,7 @@ TEST_F(SwitchWorkerTest, EcnMarksInsteadOfDroppingAndTheMarksArriveIntact) {
                     {{"10.78.0.3", parse_port_spec("rate 100mbit limit 64kb ecn k 8kb")}},
                     {"10.78.0.1", "10.78.0.2"}, 1);
     const long before = lab_->counter("a", "TcpRetransSegs");
-    EXPECT_GT(lab_->iperf_a_to_c(2), 50);
+    EXPECT_GE(lab_->iperf_a_to_c(24), 24.0 * 1024 * 1024);
     ecn_retransmits = lab_->counter("a", "TcpRetransSegs") - before;
     ecn = sw.counters();
   }
@@ -147,7 +155,7 @@ TEST_F(SwitchWorkerTest, EcnMarksInsteadOfDroppingAndTheMarksArriveIntact) {
   EXPECT_GT(taildrop.ports[0].dropped, 0u);  // a 64 kB buffer overflows
   EXPECT_EQ(taildrop.ports[0].marked, 0u);
   EXPECT_GT(ecn.ports[0].marked, 1000u);
-  // Whether ECN also drops less depends on the traffic: one flow for 2 s
+  // Whether ECN also drops less depends on the traffic: one 24 MiB flow
   // overflows this shallow buffer in its slow start either way, and a
   // retransmission is never ECN-capable (RFC 3168 6.1.5), so above k it is
   // dropped, not marked. Lab 08 measures the comparison; here only that
@@ -170,18 +178,22 @@ TEST_F(SwitchWorkerTest, ATraceShowsCeArrivingIntactAndEceEchoed) {
   lab_->in("a", "sysctl -qw net.ipv4.tcp_ecn=1");
   lab_->in("c", "sysctl -qw net.ipv4.tcp_ecn=1");
   const std::string pcap = "/tmp/" + lab_->ns("c") + ".pcap";
-  lab_->in("c", "tcpdump -i eth0 -nn -s 128 -U -w " + pcap + " tcp >/dev/null 2>&1 & echo $! > " +
-                    pcap + ".pid");
-  ::usleep(500 * 1000);
+  lab_->in("c", "tcpdump -i eth0 -nn -s 128 -U -w " + pcap + " tcp >/dev/null 2>" + pcap +
+                    ".err & echo $! > " + pcap + ".pid");
+  // Capturing once it says so (not after a sleep a slow start would outrun).
+  for (int i = 0; i < 6000 && run_shell("grep -q 'listening on' " + pcap + ".err").exit_code != 0; ++i)
+    ::usleep(50 * 1000);
   {
     SwitchWorker sw(lab_->switch_fd(),
                     {{"10.78.0.3", parse_port_spec("rate 100mbit limit 64kb ecn k 8kb")}},
                     {"10.78.0.1", "10.78.0.2"}, 1);
-    EXPECT_GT(lab_->iperf_a_to_c(1), 50);
+    EXPECT_GE(lab_->iperf_a_to_c(12), 12.0 * 1024 * 1024);
   }
-  run_shell("kill -INT $(cat " + pcap + ".pid); sleep 0.5");
+  // -U wrote each packet as it came; its exit (or zombie state) ends the file.
+  run_shell("p=$(cat " + pcap + ".pid); kill -INT $p; while kill -0 $p 2>/dev/null && "
+            "[ \"$(awk '{print $3}' /proc/$p/stat 2>/dev/null)\" != Z ]; do sleep 0.05; done");
   const ShellResult trace = run_shell("tcpdump -r " + pcap + " -nn -v 2>/dev/null");
-  if (!getenv("FABRICLAB_KEEP_PCAP")) run_shell("rm -f " + pcap + " " + pcap + ".pid");
+  if (!getenv("FABRICLAB_KEEP_PCAP")) run_shell("rm -f " + pcap + " " + pcap + ".pid " + pcap + ".err");
   int ce_data = 0, bad_checksum = 0, ece_acks = 0;
   std::istringstream lines(trace.output);
   std::string header, body;
@@ -210,10 +222,9 @@ TEST_F(SwitchWorkerTest, LosslessPausesTheSenderInsteadOfDropping) {
   SwitchWorker sw(lab_->switch_fd(),
                   {{"10.78.0.3", parse_port_spec("rate 100mbit limit 512kb lossless xoff 64kb xon 32kb")}},
                   {"10.78.0.1", "10.78.0.2"}, 1);
-  const double mbit = lab_->iperf_a_to_c(2);
+  EXPECT_GE(lab_->iperf_a_to_c(24), 24.0 * 1024 * 1024);
   const SwitchCounters c = sw.counters();
   sw.stop();
-  EXPECT_GT(mbit, 50);
   EXPECT_EQ(c.ports[0].dropped, 0u);
   EXPECT_GT(c.ports[0].pauses, 0u);
   EXPECT_GT(c.ports[0].paused_ns, 0);

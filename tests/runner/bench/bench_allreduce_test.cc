@@ -100,7 +100,7 @@ TEST(BenchAllreduce, FourRanksTableAndAWrongReductionIsCaught) {
 }
 
 // Ctrl-C while the ranks run: the bench stops them, removes its namespaces
-// and exits non-zero, within seconds.
+// and exits non-zero.
 TEST(BenchAllreduce, InterruptedRunLeavesNothing) {
   SKIP_UNLESS_NETNS_PRIVILEGES();
   const auto before = testing::run_netns_entries("fl-");
@@ -110,20 +110,21 @@ TEST(BenchAllreduce, InterruptedRunLeavesNothing) {
                      {}, dir + "/out.txt");
   // Its run id, from the namespaces it creates; then wait for the ranks.
   std::string run_id;
-  for (int i = 0; i < 200 && run_id.empty(); ++i) {
+  // The loops' limits (2 min each) only stop a hang, not bound a start.
+  for (int i = 0; i < 2400 && run_id.empty(); ++i) {
     for (const std::string& name : testing::run_netns_entries("fl-"))
       if (before.count(name) == 0 && name.size() > 6 && name.substr(name.size() - 3) == "-sw")
         run_id = name.substr(3, name.size() - 6);
     std::this_thread::sleep_for(50ms);
   }
   ASSERT_FALSE(run_id.empty()) << bench.output();
-  for (int i = 0; i < 400 && testing::marked_processes(run_id).size() < 3; ++i)
+  for (int i = 0; i < 2400 && testing::marked_processes(run_id).size() < 3; ++i)
     std::this_thread::sleep_for(50ms);
   ASSERT_GE(testing::marked_processes(run_id).size(), 3u) << "ranks never started\n"
                                                           << bench.output();
   bench.signal(SIGINT);
-  const auto status = bench.wait(30s);
-  EXPECT_TRUE(status.exited) << "still running 30 s after SIGINT";
+  const auto status = bench.wait(120s);  // a hang guard, not a bound
+  EXPECT_TRUE(status.exited) << "still running 120 s after SIGINT";
   EXPECT_NE(status.code, 0);
   EXPECT_NE(bench.output().find("stopped by signal 2"), std::string::npos) << bench.output();
   EXPECT_TRUE(testing::run_netns_entries("fl-" + run_id).empty()) << "namespaces left behind";

@@ -1,5 +1,7 @@
-// `fabriclab replay`, run as the real binary: pace, speed and idle limit,
-// chapter markers, the safety filter (and --raw), Ctrl-C, and bad files.
+// `fabriclab replay`, run as the real binary: speed and idle limit reach the
+// player, chapter markers, the safety filter (and --raw), Ctrl-C, and bad
+// files. The pace itself is the player's schedule (player_test.cc): a
+// replay's wall time on a shared CPU proves nothing (doc/ci.md).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -71,7 +73,6 @@ TEST_F(ReplayTest, FastReplayPlaysEverythingWithChapterLines) {
   const RunResult r = replay("'" + dir + "' --speed 1000 --idle-limit 2");
   ASSERT_TRUE(r.status.exited);
   EXPECT_EQ(r.status.code, 0) << stderr_;
-  EXPECT_LT(r.status.seconds, 3.0) << "30 s recorded, capped to 2 s gaps, at 1000x";
   EXPECT_EQ(r.output,
             "\x1b[2m\u2500\u2500 scenario clean: start \u2500\u2500\x1b[0m\r\n"
             "== scenario clean ==\r\n"
@@ -83,35 +84,19 @@ TEST_F(ReplayTest, FastReplayPlaysEverythingWithChapterLines) {
   EXPECT_NE(stderr_.find("30.0 s recorded"), std::string::npos) << stderr_;
 }
 
-TEST_F(ReplayTest, SpeedAndIdleLimitSetThePace) {
-  // 6 s of evenly spaced output: ~6 s at speed 1, ~1.5 s at speed 4. The
-  // binary's start-up time (loading libtorch) varies with load -- by 0.5 s
-  // between two runs in one CI job -- so the pacing must dwarf it.
-  std::string body, expected;
-  for (int i = 1; i <= 8; ++i) {
-    body += "[" + std::to_string(i * 0.75) + ", \"o\", \"" + std::to_string(i) + "\"]\n";
-    expected += std::to_string(i);
-  }
-  write_cast(body);
-  const RunResult normal = replay("'" + dir_ + "/session.cast'");
-  EXPECT_EQ(normal.status.code, 0) << stderr_;
-  EXPECT_EQ(normal.output, expected);
-  const RunResult fast = replay("'" + dir_ + "' --speed 4");
-  EXPECT_EQ(fast.status.code, 0) << stderr_;
-  EXPECT_EQ(fast.output, expected);
-  EXPECT_GT(normal.status.seconds, 5.95);
-  EXPECT_LT(fast.status.seconds, normal.status.seconds - 3.0)
-      << "normal " << normal.status.seconds << " s, fast " << fast.status.seconds << " s";
-
-  // A 20 s pause capped at 0.3 s.
+TEST_F(ReplayTest, SpeedAndIdleLimitReachThePlayer) {
+  // A 20 s pause, at speed 4 and capped at 0.3 s: everything is played, and
+  // the player was given both options (it says so on stderr). When each
+  // event is due for them is PlaySchedule's test, not a stopwatch's.
   write_cast(R"([0.0, "o", "before "])"
              "\n"
              R"([20.0, "o", "after\r\n"])"
              "\n");
-  const RunResult capped = replay("'" + dir_ + "' --idle-limit 0.3");
+  const RunResult capped = replay("'" + dir_ + "/session.cast' --speed 4 --idle-limit 0.3");
   EXPECT_EQ(capped.status.code, 0) << stderr_;
   EXPECT_EQ(capped.output, "before after\r\n");
-  EXPECT_LT(capped.status.seconds, 2.5);
+  EXPECT_NE(stderr_.find("20.0 s recorded, speed 4, pauses capped at 0.3 s"), std::string::npos)
+      << stderr_;
 }
 
 TEST_F(ReplayTest, DangerousSequencesAreStrippedUnlessRaw) {
@@ -152,10 +137,17 @@ TEST_F(ReplayTest, CtrlCStopsCleanly) {
   const auto status = child.wait(std::chrono::seconds(5));
   ASSERT_TRUE(status.exited) << "replay did not stop on SIGINT";
   EXPECT_EQ(status.code, 130);
+  // It stops where it was, whenever the signal landed: at the last second
+  // it printed (not at a time this test guesses from its own clock).
   const std::string out = child.output();
-  EXPECT_NE(out.find("second 1\r\n"), std::string::npos) << out;
-  EXPECT_EQ(out.find("second 30"), std::string::npos) << out;
-  EXPECT_TRUE(std::regex_search(out, std::regex("replay stopped at [12]\\.0 s of 59\\.0 s")))
+  const std::regex printed("second (\\d+)\r\n");
+  std::smatch last;
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), printed);
+       it != std::sregex_iterator(); ++it)
+    last = *it;
+  ASSERT_FALSE(last.empty()) << out;
+  EXPECT_GE(std::stoi(last[1]), 1) << out;
+  EXPECT_NE(out.find("replay stopped at " + last[1].str() + ".0 s of 59.0 s"), std::string::npos)
       << out;
 }
 

@@ -90,10 +90,11 @@ TEST_F(InterfaceCleanupTest, GuardianRemovesTheQdiscWhenItsRunnerIsKilled) {
   EXPECT_NE(qdiscs().find("fab0:"), std::string::npos) << "guardian acted while its runner lives";
   ::kill(runner, SIGKILL);
   ::waitpid(runner, nullptr, 0);
-  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  // 120 s only stops a hang: how soon the guardian acts is not a check.
+  const auto give_up = std::chrono::steady_clock::now() + 120s;
   while (qdiscs().find("fab0:") != std::string::npos && std::chrono::steady_clock::now() < give_up)
     std::this_thread::sleep_for(100ms);
-  EXPECT_EQ(qdiscs().find("fab0:"), std::string::npos) << "qdisc still there 5 s after the kill";
+  EXPECT_EQ(qdiscs().find("fab0:"), std::string::npos) << "qdisc still there after the kill";
 }
 
 }  // namespace

@@ -223,20 +223,23 @@ TEST_F(FourHostsTest, Lab05RunsOneRankPerHostAndImpairsOnlyTheDrawnHostsTraffic)
     const std::string name = "host " + std::to_string(h) + " (" + BridgedHosts::lab_addr(h) + ")";
     EXPECT_EQ(holders.count(name), h == k ? 0u : 1u) << name << " in " << applied;
   }
-  // While it ran: the drawn host's pairs have the 50 ms (one way), the rest not.
+  // While it ran: the drawn host's pairs have the 50 ms (one way) at least.
+  // That the rest are not held is the applied lines' (above), not a ping's
+  // speed on a loaded machine (doc/ci.md).
   for (const auto& [pair, ms] : rtt) {
     std::cout << "ping " << pair.first << "-" << pair.second << ": " << ms << " ms (drawn " << k
               << ")\n";
     const bool with_drawn = pair.first == k || pair.second == k;
     EXPECT_GE(ms, 0) << "no answer between hosts " << pair.first << " and " << pair.second;
-    if (with_drawn)
+    if (with_drawn) {
       EXPECT_GE(ms, 45) << "hosts " << pair.first << "-" << pair.second << ", drawn " << k;
-    else
-      EXPECT_LT(ms, 25) << "hosts " << pair.first << "-" << pair.second << ", drawn " << k;
+    }
   }
   std::cout << "wall: clean " << clean["result"]["wall_s"] << " s, case-a "
             << case_a["result"]["wall_s"] << " s\n";
-  EXPECT_GT(case_a["result"]["wall_s"].get<double>(), clean["result"]["wall_s"].get<double>());
+  int case_a_steps = 0;
+  for (const auto& e : events_of(metrics, "case-a", "step")) case_a_steps += e.value("rank", -1) == 0;
+  EXPECT_GE(case_a["result"]["wall_s"].get<double>(), testing::least_wall_s(case_a_steps, 0.050));
 
   const auto problems = grading::check_consistency(
       runner::load_lab(kLabs + "/05-one-slow-path/lab.toml", /*quick=*/true),

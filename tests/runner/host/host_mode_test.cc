@@ -160,10 +160,11 @@ TEST_F(HostModeTest, ReducedLabRunsAcrossTwoHostsAndImpairsOnlyLabTraffic) {
       << lead->output() << follower->output();
   const double mgmt_ms = hosts_.min_rtt_ms(0, TwoHosts::mgmt_addr(1));
   const double lab_ms = hosts_.min_rtt_ms(0, TwoHosts::lab_addr(1));
-  // 20 ms as the packets arrive at each host: the round trip gains 40 ms.
+  // 20 ms as the packets arrive at each host: the round trip gains 40 ms
+  // ("at least": a ping cannot beat the hold). That management traffic is
+  // not held is read from what was held, below, not from a ping's speed.
   EXPECT_GE(lab_ms, 38) << "lab traffic not delayed";
   EXPECT_GE(mgmt_ms, 0) << "management address did not answer";
-  EXPECT_LT(mgmt_ms, 10) << "management traffic delayed too";
 
   auto lead_status = lead->wait(180s);
   auto follower_status = follower->wait(30s);
@@ -180,8 +181,18 @@ TEST_F(HostModeTest, ReducedLabRunsAcrossTwoHostsAndImpairsOnlyLabTraffic) {
   const auto& latency = scenario_in(run, "latency");
   ASSERT_EQ(clean["status"], "completed") << lead->output();
   ASSERT_EQ(latency["status"], "completed") << lead->output();
-  EXPECT_GT(latency["result"]["wall_s"].get<double>(), clean["result"]["wall_s"].get<double>());
-  EXPECT_EQ(latency["impairments"][0]["applied"].size(), 2u) << latency;  // one per host
+  EXPECT_GE(latency["result"]["wall_s"].get<double>(), testing::least_wall_s(60, 0.020));
+  // One per host, each holding only the other host's lab address.
+  const auto& applied = latency["impairments"][0]["applied"];
+  EXPECT_EQ(applied.size(), 2u) << latency;
+  for (const auto& line : applied) {
+    const std::string text = line.get<std::string>();
+    const bool from_lab = text.find(" from " + TwoHosts::lab_addr(0) + ":") != std::string::npos ||
+                          text.find(" from " + TwoHosts::lab_addr(1) + ":") != std::string::npos;
+    EXPECT_TRUE(from_lab) << text;
+    for (int h = 0; h < 2; ++h)
+      EXPECT_EQ(text.find(TwoHosts::mgmt_addr(h)), std::string::npos) << text;
+  }
   EXPECT_EQ(scenario_in(run, "stuck")["status"], "stalled") << lead->output();
 
   const std::string dir = run_dir_in(output(0));

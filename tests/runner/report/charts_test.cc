@@ -109,18 +109,18 @@ TEST(Charts, HangingGnuplotIsStoppedAtTheTimeout) {
   testing::write_lab02_run(dir.path());
   const auto bin = dir.path() / "bin";
   std::filesystem::create_directories(bin);
-  testing::write_text(bin / "gnuplot", "#!/bin/sh\nexec /bin/sleep 30\n");
+  // It would sleep "forever": were it waited for rather than stopped, ctest's
+  // timeout would end the test (no bound on how long stopping it takes).
+  testing::write_text(bin / "gnuplot", "#!/bin/sh\nexec /bin/sleep 100000\n");
   ::chmod((bin / "gnuplot").c_str(), 0755);
 
   ReportOptions options;
   options.gnuplot_timeout = std::chrono::milliseconds(300);
   std::ostringstream out;
-  const auto start = std::chrono::steady_clock::now();
   {
     ScopedPath fake(bin.string());
     render_report(dir.path(), out, options);
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   EXPECT_NE(out.str().find("timed out"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("COMPLETED"), std::string::npos) << out.str();
 }

@@ -56,13 +56,15 @@ TEST_F(FlowProbeTest, OneIperf3FlowBetweenTwoRanks) {
   const nlohmann::json flow = run_flow_probe(network, 1, 0, 1);
   EXPECT_EQ(flow["from"], "r1");
   EXPECT_EQ(flow["to"], "r0");
-  EXPECT_GT(flow["goodput_gbps"].get<double>(), 0.01);
-  EXPECT_GT(flow["bytes_sent"].get<double>(), 1e6);
+  // A flow ran and was measured; how fast is the CPU's business, not the
+  // test's (rates: `fabriclab bench impair`, doc/ci.md).
+  EXPECT_GT(flow["goodput_gbps"].get<double>(), 0);
+  EXPECT_GT(flow["bytes_sent"].get<double>(), 0);
   EXPECT_GT(flow["mss_bytes"].get<int64_t>(), 500);
   const double share = flow["retx_share"].get<double>();
   EXPECT_GE(share, 0.0);
   EXPECT_LT(share, 0.05);  // a clean link resends next to nothing
-  EXPECT_NEAR(flow["seconds"].get<double>(), 1.0, 0.5);
+  EXPECT_GE(flow["seconds"].get<double>(), 0.99);  // asked for 1 s; load only stretches it
 }
 
 }  // namespace
