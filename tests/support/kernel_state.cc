@@ -132,6 +132,7 @@ std::vector<std::string> netns_holders(const std::set<ino_t>& inodes) {
     const std::string target = read_link(path);
     if (wanted.count(target)) holders.push_back(path + " -> " + target);
   };
+  std::set<ino_t> mount_namespaces_read;
   for (const std::string& pid : numeric_entries("/proc")) {
     const std::string proc = "/proc/" + pid;
     // Every thread: one may have setns()'d on its own.
@@ -140,7 +141,12 @@ std::vector<std::string> netns_holders(const std::set<ino_t>& inodes) {
     // An open namespace file keeps it alive as well as a process in it.
     for (const std::string& fd : numeric_entries(proc + "/fd")) check_link(proc + "/fd/" + fd);
     // A bind mount (ip netns add) in this process's mount namespace: the
-    // mount's root (4th field) is "net:[N]".
+    // mount's root (4th field) is "net:[N]". Once per mount namespace: every
+    // process in it shows the same mounts.
+    struct stat mnt {};
+    if (::stat((proc + "/ns/mnt").c_str(), &mnt) != 0 ||
+        !mount_namespaces_read.insert(mnt.st_ino).second)
+      continue;
     std::ifstream mountinfo(proc + "/mountinfo");
     for (std::string line; std::getline(mountinfo, line);) {
       std::istringstream fields(line);
