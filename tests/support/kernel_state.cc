@@ -1,8 +1,14 @@
 #include "tests/support/kernel_state.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <fstream>
@@ -124,22 +130,70 @@ ino_t own_netns_inode() {
   return ::stat("/proc/self/ns/net", &st) == 0 ? st.st_ino : 0;
 }
 
-std::vector<std::string> netns_holders(const std::set<ino_t>& inodes) {
+uint64_t netns_cookie(const std::string& path) {
+#ifdef SO_NETNS_COOKIE
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return 0;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // Only system calls here: the parent may have threads.
+    ::close(pipe_fds[0]);
+    uint64_t cookie = 0;
+    socklen_t size = sizeof(cookie);
+    const int ns = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (ns >= 0 && ::setns(ns, CLONE_NEWNET) == 0) {
+      const int sock = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      if (sock < 0 || ::getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &size) != 0)
+        cookie = 0;
+    }
+    [[maybe_unused]] ssize_t written = ::write(pipe_fds[1], &cookie, sizeof(cookie));
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  uint64_t cookie = 0;
+  if (child > 0) {
+    if (::read(pipe_fds[0], &cookie, sizeof(cookie)) != static_cast<ssize_t>(sizeof(cookie)))
+      cookie = 0;
+    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  ::close(pipe_fds[0]);
+  return cookie;
+#else
+  (void)path;
+  return 0;
+#endif
+}
+
+std::vector<std::string> netns_holders(const std::map<ino_t, uint64_t>& namespaces) {
   std::vector<std::string> holders;
-  std::set<std::string> wanted;
-  for (ino_t inode : inodes) wanted.insert(ns_text(inode));
-  const auto check_link = [&](const std::string& path) {
-    const std::string target = read_link(path);
-    if (wanted.count(target)) holders.push_back(path + " -> " + target);
+  std::map<std::string, uint64_t> wanted;  // "net:[N]" -> cookie
+  for (const auto& [inode, cookie] : namespaces) wanted[ns_text(inode)] = cookie;
+  // `path` opens the namespace found as `target`: ours unless its cookie
+  // says it is another namespace under the same inode number.
+  const auto held = [&](const std::string& target, const std::string& path) {
+    const auto found = wanted.find(target);
+    if (found == wanted.end()) return false;
+    if (found->second == 0) return true;
+    const uint64_t cookie = netns_cookie(path);
+    // 0: gone by now (a process that ended): not held.
+    return cookie == found->second;
   };
   std::set<ino_t> mount_namespaces_read;
   for (const std::string& pid : numeric_entries("/proc")) {
     const std::string proc = "/proc/" + pid;
     // Every thread: one may have setns()'d on its own.
-    for (const std::string& tid : numeric_entries(proc + "/task"))
-      check_link(proc + "/task/" + tid + "/ns/net");
+    for (const std::string& tid : numeric_entries(proc + "/task")) {
+      const std::string path = proc + "/task/" + tid + "/ns/net";
+      const std::string target = read_link(path);
+      if (held(target, path)) holders.push_back(path + " -> " + target);
+    }
     // An open namespace file keeps it alive as well as a process in it.
-    for (const std::string& fd : numeric_entries(proc + "/fd")) check_link(proc + "/fd/" + fd);
+    for (const std::string& fd : numeric_entries(proc + "/fd")) {
+      const std::string path = proc + "/fd/" + fd;
+      const std::string target = read_link(path);
+      if (held(target, path)) holders.push_back(path + " -> " + target);
+    }
     // A bind mount (ip netns add) in this process's mount namespace: the
     // mount's root (4th field) is "net:[N]". Once per mount namespace: every
     // process in it shows the same mounts.
@@ -152,7 +206,9 @@ std::vector<std::string> netns_holders(const std::set<ino_t>& inodes) {
       std::istringstream fields(line);
       std::string id, parent, device, root, mount_point;
       fields >> id >> parent >> device >> root >> mount_point;
-      if (wanted.count(root)) holders.push_back(proc + "/mountinfo: " + mount_point + " " + root);
+      // Opened through the process's root: its mount namespace's view.
+      if (held(root, proc + "/root" + mount_point))
+        holders.push_back(proc + "/mountinfo: " + mount_point + " " + root);
     }
   }
   return holders;
@@ -194,7 +250,8 @@ std::set<std::string> added(const std::set<std::string>& before, const std::set<
 std::string RunState::describe() const {
   std::ostringstream out;
   for (const auto& [inode, path] : namespaces) {
-    out << "netns " << inode << " (" << path << ")\n";
+    out << "netns " << inode << " (" << path << ", cookie "
+        << (cookies.count(inode) ? cookies.at(inode) : 0) << ")\n";
     for (const std::string& t : tables.count(path) ? tables.at(path) : std::set<std::string>{})
       out << "  " << t << "\n";
     for (const std::string& q : qdiscs.count(path) ? qdiscs.at(path) : std::set<std::string>{})
@@ -209,6 +266,7 @@ RunState snapshot_run(const NetnsByInode& namespaces, const std::vector<pid_t>& 
   RunState state;
   state.namespaces = namespaces;
   for (const auto& [inode, path] : namespaces) {
+    state.cookies[inode] = netns_cookie(path);
     state.tables[path] = nft_tables(path);
     state.qdiscs[path] = qdiscs(path);
   }

@@ -1,8 +1,9 @@
 // Kernel objects by identity, for tests that check a cleanup: snapshot what a
 // run made (while it is stopped at a fault point, common/fault_point.h), then
 // ask whether those same objects still exist. Names are not identities: a
-// namespace is its nsfs inode, a process its pid and start time (a pid can be
-// reused; pid + start time cannot). nft tables and qdiscs have no identity
+// namespace is its nsfs inode, told apart from a later namespace that got the
+// same inode number by its cookie (SO_NETNS_COOKIE, never reused); a process
+// is its pid and start time (a pid can be reused; pid + start time cannot). nft tables and qdiscs have no identity
 // beyond the namespace and interface they are in, so they are compared as
 // text lines of `nft list tables` / `tc qdisc show` in a given namespace.
 //
@@ -13,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -49,14 +51,20 @@ NetnsByInode netns_of_processes(const std::vector<pid_t>& pids);
 // The caller's own network namespace's inode.
 ino_t own_netns_inode();
 
-// Every place on this machine that still holds one of `inodes`: a process's
-// or thread's /proc/.../ns/net, an open file descriptor, a bind mount in any
-// mount namespace a process is in (its mountinfo). Empty: they are gone.
-// The kernel hands a freed namespace's inode number to the next namespace
-// made (the lowest free one): a namespace someone else created since can
-// carry it. That can only make the check fail, never pass wrongly; each
-// holder is named so a reader can tell.
-std::vector<std::string> netns_holders(const std::set<ino_t>& inodes);
+// A network namespace's cookie (SO_NETNS_COOKIE of a socket made in it, read
+// in a forked child that setns()es there through `path`): a 64-bit number the
+// kernel never gives another namespace, unlike its inode number, which it
+// hands to the next namespace made once this one is freed. 0 if unreadable.
+uint64_t netns_cookie(const std::string& path);
+
+// Every place on this machine that still holds one of `namespaces` (inode ->
+// cookie): a process's or thread's /proc/.../ns/net, an open file
+// descriptor, a bind mount in any mount namespace a process is in (its
+// mountinfo). A holder of the same inode number whose cookie differs is a
+// namespace made since by someone else (on a shared machine, other tests):
+// not counted. Cookie 0 (unknown): any holder of the inode counts. Empty:
+// they are gone.
+std::vector<std::string> netns_holders(const std::map<ino_t, uint64_t>& namespaces);
 
 // `nft list tables` in the namespace at `netns_path` ("" = the caller's), one
 // line per table ("table inet fabriclab_x").
@@ -72,10 +80,13 @@ std::set<std::string> added(const std::set<std::string>& before, const std::set<
 // nft tables and qdiscs; its processes.
 struct RunState {
   NetnsByInode namespaces;
+  std::map<ino_t, uint64_t> cookies;  // by inode: the namespace's identity
   std::map<std::string, std::set<std::string>> tables;  // by namespace path
   std::map<std::string, std::set<std::string>> qdiscs;  // by namespace path
   std::set<ProcessIdentity> processes;
   std::string describe() const;  // for failure messages
+  // netns_holders() of these namespaces: where one is still held, if anywhere.
+  std::vector<std::string> namespaces_left() const { return netns_holders(cookies); }
 };
 
 // Reads tables and qdiscs in each of `namespaces` and the identities of

@@ -15,7 +15,7 @@
 // Checked by state, not by the runner's word: with FABRICLAB_FAULT_STOP=1 the
 // runner stops at the point before its kill, and the test reads what the
 // phase has made (tests/support/kernel_state.h): the run's network namespaces
-// by inode, the nft tables and qdiscs in them, the processes by pid and start
+// by inode and cookie, the nft tables and qdiscs in them, the processes by pid and start
 // time -- and that the phase's state is there (namespaces; ranks once
 // launched; the impairment once applied). Then it lets the kill land, runs
 // `fabriclab cleanup`, and checks those same objects are gone: no process
@@ -247,6 +247,10 @@ TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
 
   EXPECT_FALSE(before_kill.namespaces.empty())
       << "no namespace of the run at " << c.point << "\n" << before_kill.describe();
+  // Without its cookie a namespace would be checked by inode number alone,
+  // which the kernel reuses: another test's new namespace would fail this one.
+  for (const auto& [inode, cookie] : before_kill.cookies)
+    EXPECT_NE(cookie, 0u) << "no cookie for namespace " << inode << "\n" << before_kill.describe();
   if (ranks_running(c.point)) {
     EXPECT_GT(before_kill.processes.size(), 1u)
         << "no rank beside the runner at " << c.point << "\n" << before_kill.describe();
@@ -295,10 +299,8 @@ TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
     EXPECT_FALSE(ks::process_alive(p)) << "process " << p.pid << " of the run left";
   EXPECT_TRUE(testing::marked_processes(run_id).empty()) << "processes of the run left";
 
-  // The same namespaces, by inode: nothing anywhere holds one any more.
-  std::set<ino_t> inodes;
-  for (const auto& [inode, path] : before_kill.namespaces) inodes.insert(inode);
-  for (const std::string& holder : ks::netns_holders(inodes))
+  // The same namespaces (inode and cookie): nothing anywhere holds one any more.
+  for (const std::string& holder : before_kill.namespaces_left())
     ADD_FAILURE() << "a namespace of the run is left: " << holder << "\n"
                   << before_kill.describe();
   EXPECT_TRUE(testing::run_netns_entries("fl-" + run_id).empty()) << "namespaces of the run left";

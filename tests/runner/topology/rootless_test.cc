@@ -109,9 +109,7 @@ TEST(Rootless, AfterSigkillCleanupAsTheSameUserKillsWhatIsLeft) {
   // The state, not the report: the same processes and namespaces are gone.
   for (const ks::ProcessIdentity& p : before_kill.processes)
     EXPECT_FALSE(ks::process_alive(p)) << "process " << p.pid << " left\n" << report;
-  std::set<ino_t> inodes;
-  for (const auto& [inode, path] : before_kill.namespaces) inodes.insert(inode);
-  for (const std::string& holder : ks::netns_holders(inodes))
+  for (const std::string& holder : before_kill.namespaces_left())
     ADD_FAILURE() << "a namespace of the probe is left: " << holder << "\n"
                   << before_kill.describe();
 }
