@@ -19,6 +19,10 @@ void fault_point(const char* point) {
   const std::string line = std::string("fault point ") + point + ": SIGKILL\n";
   // write(2), not a logger: nothing buffered may stand between here and the kill.
   [[maybe_unused]] ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
+  // The test's window: stopped with everything the point made still in
+  // place; the kill below lands when the test continues the process.
+  const char* stop = std::getenv(kFaultStopVariable);
+  if (stop != nullptr && std::strcmp(stop, "1") == 0) ::kill(::getpid(), SIGSTOP);
   ::kill(::getpid(), SIGKILL);
 }
 

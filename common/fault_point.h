@@ -17,13 +17,22 @@
 //
 // The process writes "fault point <point>: SIGKILL" to stderr first, so a
 // test can tell the point was reached from a kill that came earlier.
+//
+// With FABRICLAB_FAULT_STOP=1 as well, it SIGSTOPs itself first (every
+// thread, the userspace backend's workers too) and the SIGKILL follows only
+// once it is continued (SIGCONT). That window is for a test to read the
+// kernel state the point has made (namespaces, nft tables, qdiscs, ranks)
+// before the kill lands, and then check that `fabriclab cleanup` removed
+// exactly those objects (tests/support/kernel_state.h).
 #pragma once
 
 namespace fabriclab {
 
 inline constexpr const char* kFaultAtVariable = "FABRICLAB_FAULT_AT";
+inline constexpr const char* kFaultStopVariable = "FABRICLAB_FAULT_STOP";
 
-// SIGKILLs the calling process if FABRICLAB_FAULT_AT names `point`.
+// SIGKILLs the calling process if FABRICLAB_FAULT_AT names `point` (after a
+// SIGSTOP if FABRICLAB_FAULT_STOP=1).
 void fault_point(const char* point);
 
 }  // namespace fabriclab

@@ -48,22 +48,40 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
 }
 
 ChildProcess::~ChildProcess() {
-  if (pid_ > 0 && !reaped_) {
+  // Not once reaped (by wait() or wait_until_stopped()): the pid may be another's.
+  if (pid_ > 0 && !reaped_ && ended_status_ == -1) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
   }
 }
 
 void ChildProcess::signal(int sig) {
-  if (!reaped_) ::kill(pid_, sig);
+  if (!reaped_ && ended_status_ == -1) ::kill(pid_, sig);
+}
+
+bool ChildProcess::wait_until_stopped(std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!reaped_) {
+    int raw = 0;
+    const pid_t r = ::waitpid(pid_, &raw, WNOHANG | WUNTRACED);
+    if (r == pid_ && WIFSTOPPED(raw)) return true;
+    if (r == pid_) {
+      // It ended instead (now reaped): keep its status for wait().
+      ended_status_ = raw;
+      return false;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
 }
 
 ExitStatus ChildProcess::wait(std::chrono::milliseconds limit) {
   ExitStatus status;
   const auto deadline = start_ + limit;
   while (!reaped_) {
-    int raw = 0;
-    const pid_t r = ::waitpid(pid_, &raw, WNOHANG);
+    int raw = ended_status_;
+    const pid_t r = ended_status_ != -1 ? pid_ : ::waitpid(pid_, &raw, WNOHANG);
     if (r == pid_) {
       reaped_ = true;
       status.exited = true;

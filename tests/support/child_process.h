@@ -34,11 +34,16 @@ class ChildProcess {
   void signal(int sig);
   // Waits up to `limit`; if still running then, kills it and reports exited=false.
   ExitStatus wait(std::chrono::milliseconds limit);
+  // Waits up to `limit` for the child to stop (SIGSTOP, e.g. FABRICLAB_FAULT_STOP):
+  // true once it is stopped; false if it ended first (wait() then reports how)
+  // or is still running at `limit`.
+  bool wait_until_stopped(std::chrono::milliseconds limit);
   std::string output() const;  // the captured output so far
 
  private:
   pid_t pid_ = -1;
   bool reaped_ = false;
+  int ended_status_ = -1;  // waitpid's status if wait_until_stopped() reaped the child
   std::string output_path_;
   std::chrono::steady_clock::time_point start_;
 };

@@ -1,6 +1,13 @@
 #include "tests/support/kernel_features.h"
 
+#include <grp.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <vector>
 
 #include "tests/support/child_process.h"
@@ -29,6 +36,32 @@ bool kernel_has_nfqueue(std::string* why) {
   // in its nft rules (through nft_compat), as iptables-nft does.
   return in_scratch_netns("iptables -A INPUT -j NFQUEUE --queue-num 0 --queue-bypass",
                           "the NFQUEUE target", why);
+}
+
+bool user_namespaces_work(std::string* why) {
+  const pid_t child = ::fork();
+  if (child < 0) {
+    if (why != nullptr) *why = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
+  if (child == 0) {
+    // Exit codes: 0 = it worked, 100 = could not become nobody, else errno.
+    constexpr uid_t kNobody = 65534;
+    if (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 || ::setuid(kNobody) != 0)
+      ::_exit(100);
+    ::_exit(::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0 ? 0 : (errno & 0x7f));
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code == 0) return true;
+  if (why != nullptr) {
+    *why = code == 100 ? std::string("cannot become uid 65534 to try (needs root)")
+                       : "unshare(CLONE_NEWUSER | CLONE_NEWNET) as uid 65534 fails here: " +
+                             std::string(code > 0 ? std::strerror(code) : "the child died");
+  }
+  return false;
 }
 
 }  // namespace fabriclab::testing

@@ -18,4 +18,11 @@ bool kernel_has_netem(std::string* why);
 // target the userspace backend needs is here.
 bool kernel_has_nfqueue(std::string* why);
 
+// An ordinary user (uid/gid 65534, nobody) can unshare(CLONE_NEWUSER |
+// CLONE_NEWNET): what rootless mode needs. Tried in a forked child that drops
+// to that user first, with no code of fabriclab's (its own check,
+// runner/topology/user_namespace.h, is what the rootless tests test). `why`
+// gets the errno when not. Needs root (to become nobody); false otherwise.
+bool user_namespaces_work(std::string* why);
+
 }  // namespace fabriclab::testing

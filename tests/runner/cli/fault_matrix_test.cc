@@ -12,13 +12,23 @@
 // first as an ordinary user (rootless, when user namespaces are allowed).
 // Host mode's lead and follower: tests/runner/host/host_fault_test.cc.
 //
-// "Nothing left" is checked on the names this run made, so a neighbour's
-// live run on the same machine never fails it: its namespaces (fl-<id>-*),
-// its processes (FABRICLAB_RUN_ID=<id>: ranks, iperf3), its ledger, and
-// host interfaces named after it; its links, qdiscs and nft rules live in
-// its namespaces. `fabriclab cleanup` is run unscoped, as a student would:
-// it acts only on ledgers whose runner is gone (a live run of the same
-// user is left alone: CleanupLeavesALiveRunAlone).
+// Checked by state, not by the runner's word: with FABRICLAB_FAULT_STOP=1 the
+// runner stops at the point before its kill, and the test reads what the
+// phase has made (tests/support/kernel_state.h): the run's network namespaces
+// by inode and cookie, the nft tables and qdiscs in them, the processes by pid and start
+// time -- and that the phase's state is there (namespaces; ranks once
+// launched; the impairment once applied). Then it lets the kill land, runs
+// `fabriclab cleanup`, and checks those same objects are gone: no process
+// and no mount anywhere holds one of the namespace inodes, no pid lives on
+// with its start time, the root namespace has no fabriclab nft table and no
+// qdisc the run added.
+//
+// Also checked on the names this run made, so a neighbour's live run on the
+// same machine never fails it: its namespaces (fl-<id>-*), its processes
+// (FABRICLAB_RUN_ID=<id>: ranks, iperf3), its ledger, and host interfaces
+// named after it. `fabriclab cleanup` is run unscoped, as a student would:
+// it acts only on ledgers whose runner is gone (a live run of the same user
+// is left alone: CleanupLeavesALiveRunAlone).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -27,6 +37,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,6 +48,8 @@
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
 #include "tests/support/ci_skip.h"
+#include "tests/support/kernel_features.h"
+#include "tests/support/kernel_state.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -45,6 +59,7 @@ using fabriclab::testing::ChildProcess;
 using fabriclab::testing::ExitStatus;
 using fabriclab::testing::run_command;
 using testing::TempDir;
+namespace ks = fabriclab::testing;
 
 // Six steps of a small MLP: long enough for "mid_scenario" (2 steps), short
 // enough that the scenario ends and the run reaches its teardown.
@@ -153,24 +168,104 @@ class FaultMatrixTest : public ::testing::TestWithParam<Case> {
   std::string labs_, output_;
 };
 
+// The points at which a scenario's impairment is on, and its ranks run.
+bool impairment_on(const std::string& point) {
+  return point == "impairment_applied" || point == "ranks_launched" || point == "mid_scenario" ||
+         point == "ranks_stopped";
+}
+bool ranks_running(const std::string& point) {
+  return point == "ranks_launched" || point == "mid_scenario";
+}
+
+// A qdisc line (kernel_state.h: "dev IF KIND HANDLE PARENT") of a kind a
+// link has without any setting of fabriclab's.
+bool default_qdisc(const std::string& line) {
+  std::istringstream words(line);
+  std::string dev, name, kind;
+  words >> dev >> name >> kind;
+  return kind == "noqueue" || kind == "pfifo_fast" || kind == "fq_codel" || kind == "mq";
+}
+
+// The impairment as the kernel holds it in the run's namespaces: the
+// userspace backend's nft tables, or qdiscs a link does not have by itself.
+std::vector<std::string> impairment_state(const ks::RunState& state) {
+  std::vector<std::string> found;
+  for (const auto& [path, tables] : state.tables)
+    for (const std::string& table : tables) found.push_back(path + ": " + table);
+  for (const auto& [path, lines] : state.qdiscs)
+    for (const std::string& line : lines)
+      if (!default_qdisc(line)) found.push_back(path + ": qdisc " + line);
+  return found;
+}
+
+// The run's namespaces while its runner is stopped: those mounted under the
+// names it gives them (fl-<id>-*; a rootless runner mounts them in its own
+// mount namespace, seen through /proc/PID/root), and any its processes are
+// in (the rootless runner's own), by inode. Not ours (the test's).
+ks::NetnsByInode run_namespaces(pid_t runner, const std::string& run_id, bool rootless) {
+  const std::string netns_dir =
+      rootless ? "/proc/" + std::to_string(runner) + "/root/run/netns" : "/run/netns";
+  ks::NetnsByInode found = ks::netns_mounted_in(netns_dir, "fl-" + run_id);
+  std::vector<pid_t> pids = testing::marked_processes(run_id);
+  pids.push_back(runner);
+  for (const auto& [inode, path] : ks::netns_of_processes(pids))
+    if (inode != ks::own_netns_inode()) found.emplace(inode, path);
+  return found;
+}
+
 TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
   const Case& c = GetParam();
-  if (c.variant.rootless && ::geteuid() != 0)
-    SKIP_OR_FAIL_IN_CI("needs root to switch to an ordinary user (setpriv)");
+  if (c.variant.rootless) {
+    if (::geteuid() != 0)
+      SKIP_OR_FAIL_IN_CI("needs root to switch to an ordinary user (setpriv)");
+    // Asked of the kernel, not of the runner: its own check is under test.
+    std::string why;
+    if (!ks::user_namespaces_work(&why)) GTEST_SKIP() << why;
+  }
+  // The root namespace before the run: what the run adds there must go.
+  const std::set<std::string> root_tables_before = ks::nft_tables();
+  const std::set<std::string> root_qdiscs_before = ks::qdiscs();
+
   ChildProcess runner(
       as_user({fabriclab::build_paths::fabriclab_binary(), "run", "92", "--labs", labs_, "--output",
                output_, "--backend", "userspace", "--no-charts"}),
-      {{"FABRICLAB_FAULT_AT", c.point}, {"XDG_RUNTIME_DIR", ""}}, dir_.path() + "/out.txt");
+      {{"FABRICLAB_FAULT_AT", c.point}, {"FABRICLAB_FAULT_STOP", "1"}, {"XDG_RUNTIME_DIR", ""}},
+      dir_.path() + "/out.txt");
+  // Stopped at the point, the kill not landed yet: read what the phase made.
+  ASSERT_TRUE(runner.wait_until_stopped(120s))
+      << "the runner did not stop at " << c.point << "\n"
+      << runner.output();
+  const std::string run_id = run_id_in(output_);
+  ASSERT_FALSE(run_id.empty()) << "no run directory\n" << runner.output();
+  std::vector<pid_t> pids = testing::marked_processes(run_id);
+  pids.push_back(runner.pid());
+  const ks::RunState before_kill =
+      ks::snapshot_run(run_namespaces(runner.pid(), run_id, c.variant.rootless), pids);
+  const std::set<std::string> root_qdiscs_at_kill = ks::qdiscs();
+  runner.signal(SIGCONT);
+  std::cout << "state at " << c.point << ":\n" << before_kill.describe();
+
+  EXPECT_FALSE(before_kill.namespaces.empty())
+      << "no namespace of the run at " << c.point << "\n" << before_kill.describe();
+  // Without its cookie a namespace would be checked by inode number alone,
+  // which the kernel reuses: another test's new namespace would fail this one.
+  for (const auto& [inode, cookie] : before_kill.cookies)
+    EXPECT_NE(cookie, 0u) << "no cookie for namespace " << inode << "\n" << before_kill.describe();
+  if (ranks_running(c.point)) {
+    EXPECT_GT(before_kill.processes.size(), 1u)
+        << "no rank beside the runner at " << c.point << "\n" << before_kill.describe();
+  }
+  if (impairment_on(c.point)) {
+    EXPECT_FALSE(impairment_state(before_kill).empty())
+        << "no nft table or qdisc of the impairment at " << c.point << "\n"
+        << before_kill.describe();
+  }
+
   const ExitStatus status = runner.wait(120s);
-  if (c.variant.rootless &&
-      runner.output().find("cannot enter a user namespace") != std::string::npos)
-    SKIP_OR_FAIL_IN_CI("user namespaces not allowed here: " << runner.output());
   ASSERT_EQ(status.signal, SIGKILL) << "the runner did not die at " << c.point << "\n"
                                     << runner.output();
   ASSERT_NE(runner.output().find("fault point " + c.point + ": SIGKILL"), std::string::npos)
       << runner.output();
-  const std::string run_id = run_id_in(output_);
-  ASSERT_FALSE(run_id.empty()) << "no run directory\n" << runner.output();
   // What the kill left for cleanup: at least the ledger (a run starting on
   // this machine in between may have cleaned it already: then it is gone).
   const bool ledger_left = std::filesystem::exists(ledger_of(run_id));
@@ -192,11 +287,31 @@ TEST_P(FaultMatrixTest, KilledRunIsCleanedUpCompletely) {
               << " was cleaned before `fabriclab cleanup` ran (another run's start)\n";
 
   // Processes take a moment to be reaped (120 s: a hang guard, not a bound).
+  const auto any_alive = [&] {
+    for (const ks::ProcessIdentity& p : before_kill.processes)
+      if (ks::process_alive(p)) return true;
+    return !testing::marked_processes(run_id).empty();
+  };
   const auto give_up = std::chrono::steady_clock::now() + 120s;
-  while (!testing::marked_processes(run_id).empty() && std::chrono::steady_clock::now() < give_up)
+  while (any_alive() && std::chrono::steady_clock::now() < give_up)
     std::this_thread::sleep_for(100ms);
+  for (const ks::ProcessIdentity& p : before_kill.processes)
+    EXPECT_FALSE(ks::process_alive(p)) << "process " << p.pid << " of the run left";
   EXPECT_TRUE(testing::marked_processes(run_id).empty()) << "processes of the run left";
+
+  // The same namespaces (inode and cookie): nothing anywhere holds one any more.
+  for (const std::string& holder : before_kill.namespaces_left())
+    ADD_FAILURE() << "a namespace of the run is left: " << holder << "\n"
+                  << before_kill.describe();
   EXPECT_TRUE(testing::run_netns_entries("fl-" + run_id).empty()) << "namespaces of the run left";
+
+  // The root namespace: no fabriclab nft table that was not there before the
+  // run, no qdisc the run added.
+  for (const std::string& table : ks::added(root_tables_before, ks::nft_tables()))
+    EXPECT_EQ(table.find("fabriclab"), std::string::npos) << "nft table left: " << table;
+  const std::set<std::string> root_qdiscs_now = ks::qdiscs();
+  for (const std::string& qdisc : ks::added(root_qdiscs_before, root_qdiscs_at_kill))
+    EXPECT_EQ(root_qdiscs_now.count(qdisc), 0u) << "qdisc the run added left: " << qdisc;
   EXPECT_TRUE(host_links_named(run_id).empty()) << "host interfaces of the run left";
   EXPECT_FALSE(std::filesystem::exists(ledger_of(run_id))) << "ledger left\n" << cleanup.output;
 }

@@ -2,10 +2,13 @@
 // at each phase of a scenario (FABRICLAB_FAULT_AT, common/fault_point.h),
 // two namespaces playing two hosts (two_hosts.h). The other runner must end
 // on its own, exit 1, naming the lost host -- never abort (the follower
-// whose lead went used to: runner/host/store_connection.h); then
-// `fabriclab cleanup` and `fabriclab cleanup --iface` on the killed host
-// leave nothing of either runner: no rank, no ledger, no nft table or
-// fabriclab qdisc on either host's lab interface. And a rank (not a runner)
+// whose lead went used to: runner/host/store_connection.h); then plain
+// `fabriclab cleanup`, on its own, leaves nothing of either runner. Checked
+// by state (tests/support/kernel_state.h): the killed runner stops at its
+// point before the kill (FABRICLAB_FAULT_STOP), the test reads both hosts'
+// nft tables and qdiscs and both runs' processes by pid and start time, and
+// after the cleanup those processes are gone, no fabriclab nft table and no
+// qdisc the runs added is left on either host, nor a ledger. And a rank (not a runner)
 // SIGKILLed on either host mid-training: the scenario is FAILED in the lead's
 // run.json naming that rank first, both runners exit 1, nothing is left.
 #include <gtest/gtest.h>
@@ -18,6 +21,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "common/build_paths.h"
@@ -25,6 +29,7 @@
 #include "tests/runner/lab_files.h"
 #include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
+#include "tests/support/kernel_state.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -35,6 +40,7 @@ using fabriclab::testing::ExitStatus;
 using fabriclab::testing::run_command;
 using testing::TempDir;
 using testing::TwoHosts;
+namespace ks = fabriclab::testing;
 
 const char* const kLedgers = "/run/fabriclab/runs";
 
@@ -78,9 +84,14 @@ class HostFaultTest : public ::testing::TestWithParam<Case> {
                        testing::scenario("latency", "delay 2ms", 12, 10));
   }
 
+  // With a fault point, the runner stops there before its kill
+  // (FABRICLAB_FAULT_STOP): wait_until_stopped(), read the state, SIGCONT.
   std::unique_ptr<ChildProcess> start_runner(int h, const std::string& fault_at) {
     std::map<std::string, std::string> env;
-    if (!fault_at.empty()) env["FABRICLAB_FAULT_AT"] = fault_at;
+    if (!fault_at.empty()) {
+      env["FABRICLAB_FAULT_AT"] = fault_at;
+      env["FABRICLAB_FAULT_STOP"] = "1";
+    }
     return std::make_unique<ChildProcess>(
         hosts_.inside(
             h, {fabriclab::build_paths::fabriclab_binary(), "run", "92", "--labs", labs_,
@@ -88,6 +99,9 @@ class HostFaultTest : public ::testing::TestWithParam<Case> {
                 "--no-charts", "--hosts", TwoHosts::hosts(), "--iface", hosts_.device(h)}),
         env, dir_.path() + "/out-" + std::to_string(h) + ".txt");
   }
+
+  // Host h's namespace, as nsenter takes it.
+  std::string netns_path(int h) const { return "/run/netns/" + hosts_.netns(h); }
 
   TwoHosts hosts_;  // declared first: outlives the runners inside it
   TempDir dir_;
@@ -97,6 +111,9 @@ class HostFaultTest : public ::testing::TestWithParam<Case> {
 TEST_P(HostFaultTest, TheOtherHostNamesTheLostOneAndNothingIsLeft) {
   const Case& c = GetParam();
   const int other = 1 - c.killed;
+  // Before the runs: what they add must go.
+  std::set<std::string> qdiscs_before[2];
+  for (int h = 0; h < 2; ++h) qdiscs_before[h] = ks::qdiscs(netns_path(h));
   std::unique_ptr<ChildProcess> runner[2];
   runner[1] = start_runner(1, c.killed == 1 ? c.point : "");
   runner[0] = start_runner(0, c.killed == 0 ? c.point : "");
@@ -108,12 +125,39 @@ TEST_P(HostFaultTest, TheOtherHostNamesTheLostOneAndNothingIsLeft) {
     std::this_thread::sleep_for(50ms);
   }
 
+  // Stopped at the point, before the kill: what both hosts hold now.
+  ASSERT_TRUE(runner[c.killed]->wait_until_stopped(90s))
+      << "the runner did not stop at " << c.point << "\n"
+      << runner[c.killed]->output() << runner[other]->output();
+  const std::vector<std::string> killed_ledgers = ledgers_owned_by(runner[c.killed]->pid());
+  std::vector<std::string> ids = killed_ledgers;
+  ids.insert(ids.end(), other_ledgers.begin(), other_ledgers.end());
+  std::vector<pid_t> pids = {runner[0]->pid(), runner[1]->pid()};
+  for (const std::string& id : ids)
+    for (pid_t pid : testing::marked_processes(id)) pids.push_back(pid);
+  std::set<ks::ProcessIdentity> processes;
+  for (pid_t pid : pids)
+    if (ks::identify_process(pid).pid > 0) processes.insert(ks::identify_process(pid));
+  std::set<std::string> tables_at_kill[2], qdiscs_at_kill[2];
+  for (int h = 0; h < 2; ++h) {
+    tables_at_kill[h] = ks::nft_tables(netns_path(h));
+    qdiscs_at_kill[h] = ks::qdiscs(netns_path(h));
+  }
+  runner[c.killed]->signal(SIGCONT);
+  // Every point here has the scenario's delay on: the userspace backend's
+  // nft table on the killed host's lab interface.
+  std::string killed_tables;
+  for (const std::string& table : tables_at_kill[c.killed]) killed_tables += table + "\n";
+  EXPECT_NE(killed_tables.find("fabriclab"), std::string::npos)
+      << "no fabriclab nft table on the killed host at " << c.point << ":\n"
+      << killed_tables;
+  EXPECT_FALSE(killed_ledgers.empty()) << "no ledger of the killed runner";
+
   const ExitStatus killed = runner[c.killed]->wait(90s);
   ASSERT_EQ(killed.signal, SIGKILL) << runner[c.killed]->output() << runner[other]->output();
   ASSERT_NE(runner[c.killed]->output().find("fault point " + c.point + ": SIGKILL"),
             std::string::npos)
       << runner[c.killed]->output();
-  const std::vector<std::string> killed_ledgers = ledgers_owned_by(runner[c.killed]->pid());
 
   // The other host ends on its own, naming the lost one; it does not abort.
   const ExitStatus survivor = runner[other]->wait(90s);
@@ -133,29 +177,48 @@ TEST_P(HostFaultTest, TheOtherHostNamesTheLostOneAndNothingIsLeft) {
     EXPECT_TRUE(std::regex_search(runner[other]->output(), named)) << runner[other]->output();
   }
 
+  // Plain `fabriclab cleanup` alone, as a student runs it: everything is
+  // checked after it, before anything else runs.
   auto cleanup = run_command({fabriclab::build_paths::fabriclab_binary(), "cleanup"}, {}, 60s);
   EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
-  auto iface = run_command({fabriclab::build_paths::fabriclab_binary(), "cleanup", "--iface",
-                            hosts_.device(c.killed), "--netns", hosts_.netns(c.killed)},
-                           {}, 60s);
-  EXPECT_EQ(iface.status.code, 0) << iface.output;
 
-  std::vector<std::string> ids = killed_ledgers;
-  ids.insert(ids.end(), other_ledgers.begin(), other_ledgers.end());
   EXPECT_FALSE(other_ledgers.empty()) << "never saw the other runner's ledger";
+  const auto any_alive = [&] {
+    for (const ks::ProcessIdentity& p : processes)
+      if (ks::process_alive(p)) return true;
+    for (const std::string& id : ids)
+      if (!testing::marked_processes(id).empty()) return true;
+    return false;
+  };
   const auto give_up = std::chrono::steady_clock::now() + 120s;  // a hang guard, not a bound
+  while (any_alive() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(100ms);
+  for (const ks::ProcessIdentity& p : processes)
+    EXPECT_FALSE(ks::process_alive(p)) << "process " << p.pid << " of the runs left";
   for (const std::string& id : ids) {
-    while (!testing::marked_processes(id).empty() && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::sleep_for(100ms);
     EXPECT_TRUE(testing::marked_processes(id).empty()) << "processes of run " << id << " left";
     EXPECT_FALSE(std::filesystem::exists(std::string(kLedgers) + "/" + id + ".json"))
         << "ledger " << id << " left\n"
         << cleanup.output;
   }
   for (int h = 0; h < 2; ++h) {
+    for (const std::string& table : ks::nft_tables(netns_path(h)))
+      EXPECT_EQ(table.find("fabriclab"), std::string::npos) << "host " << h << ": " << table;
+    const std::set<std::string> now = ks::qdiscs(netns_path(h));
+    for (const std::string& qdisc : ks::added(qdiscs_before[h], qdiscs_at_kill[h]))
+      EXPECT_EQ(now.count(qdisc), 0u) << "host " << h << ": qdisc the run added left: " << qdisc;
     EXPECT_EQ(hosts_.nft_tables(h).find("fabriclab"), std::string::npos) << hosts_.nft_tables(h);
     EXPECT_EQ(hosts_.qdiscs(h).find("fab0:"), std::string::npos) << hosts_.qdiscs(h);
   }
+
+  // `cleanup --iface` is for the netem backend's fab0: qdisc when even its
+  // guardian is gone (tests/runner/cleanup/interface_cleanup_test.cc); with
+  // the userspace backend it finds nothing left here, and must say so
+  // without failing -- a student may run it after any kill.
+  auto iface = run_command({fabriclab::build_paths::fabriclab_binary(), "cleanup", "--iface",
+                            hosts_.device(c.killed), "--netns", hosts_.netns(c.killed)},
+                           {}, 60s);
+  EXPECT_EQ(iface.status.code, 0) << iface.output;
 }
 
 // A rank SIGKILLed on host `GetParam()` (rank h runs there) mid-training.
