@@ -7,7 +7,7 @@
 // sch_netem would (impairment_model.h). Packets never cross into userspace:
 // only ~100-byte metadata messages and verdicts do, and GSO super-packets go
 // whole, which is why it keeps up with a veth link (see the bench figures in
-// the README; `fabriclab bench impair`).
+// doc/benchmarks.md; `fabriclab bench impair`).
 //
 // Why NFQUEUE and not a TUN wire: NFQUEUE impairs an existing device in place
 // (the runner's veth, or a VM's eth1 towards one peer), exactly where netem
@@ -32,7 +32,7 @@
 // Differences from sch_netem worth knowing: IP only (ARP is not delayed);
 // a delayed packet still counts against its TCP socket's small-queue budget
 // (netem orphans it), which can cap a single flow on a very long delay --
-// see the README's fidelity table.
+// see the fidelity table in doc/benchmarks.md.
 #pragma once
 
 #include <memory>

@@ -14,7 +14,7 @@
 // (a lost peer, Ctrl-C) and never hangs past its timeout.
 //
 // c10d 1.13's TCPStore server listens on every address of the lead (port
-// `port`); open that port between the lab hosts (README "Running on two VMs").
+// `port`); open that port between the lab hosts (doc/vm-pair.md).
 //
 // Thread safety: one ControlStore per thread (a client is one socket);
 // another_client() gives a second thread its own connection.

@@ -1,5 +1,5 @@
 // A lab run in host mode: `fabriclab run NN --hosts A,B[,...] --iface IF` (or
-// --hosts-file) on every lab host (README "Running on two VMs", "More than
+// --hosts-file) on every lab host (doc/vm-pair.md: "Running on two VMs", "More than
 // two hosts"). A lab host mode cannot run is refused first (host_mode_fit.h).
 // Each host's runner launches its own ranks (no namespaces) and impairs its
 // own interface towards/from the other lab hosts only (host_network.h); the
