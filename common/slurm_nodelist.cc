@@ -34,7 +34,7 @@ std::vector<std::string> expand_group(const std::string& list, const std::string
       malformed(list, at + begin, "expected a number or a range like 01-04 inside [], got '" + range + "'");
     if (low.size() > 9 || high.size() > 9) malformed(list, at + begin, "a number of at most 9 digits");
     const long from = std::stol(low), to = std::stol(high);
-    if (to < from) malformed(list, at + begin, "the range " + range + " runs backwards");
+    if (to < from) malformed(list, at + begin, "the range " + range + " runs backwards; expected LOW-HIGH with LOW <= HIGH");
     if (static_cast<size_t>(to - from) >= kMaxHosts) malformed(list, at + begin, "more than 65536 hosts");
     for (long n = from; n <= to; ++n) {
       std::string digits = std::to_string(n);

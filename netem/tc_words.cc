@@ -125,7 +125,7 @@ double TcWords::percent(size_t at) const {
   const char* p;
   double v = strtod_checked(at, &p, expected) / 100.;
   if (*p && std::string(p) != "%") fail(at, quoted(at) + " is not " + expected);
-  if (v > 1.0) fail(at, quoted(at) + " is more than 100%");
+  if (v > 1.0) fail(at, quoted(at) + " is more than 100%; expected 0% to 100%");
   return v;
 }
 

@@ -61,7 +61,7 @@ void validate(const Rendezvous& rv) {
     for (const auto& name : iface_names(rv.iface)) {
       if (if_nametoindex(name.c_str()) == 0) {
         throw InputError(rv.iface_from + "=" + rv.iface + ": no interface '" + name +
-                         "' in this network namespace");
+                         "' in this network namespace (expected one `ip link` lists)");
       }
     }
   }

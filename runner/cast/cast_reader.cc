@@ -101,7 +101,7 @@ CastEvent parse_event(const json& event, const std::string& path, long line) {
         path, line,
         "event: time must be a non-negative number of seconds, not " + printable(event[0].dump()));
   }
-  if (out.code.empty()) throw input_error_at(path, line, "event: empty event code");
+  if (out.code.empty()) throw input_error_at(path, line, "event: empty event code; expected one such as \"o\" (output) or \"i\" (input)");
   return out;
 }
 
@@ -155,8 +155,8 @@ Cast parse_cast(std::istream& in, const std::string& path) {
       }
       if (!terminated) {
         throw input_error_at(path, line_number,
-                             "truncated: the file ends inside this event (was the recording "
-                             "interrupted?)");
+                             "truncated: the file ends inside this event, expected a whole "
+                             "[time, code, data] line (was the recording interrupted?)");
       }
       throw input_error_at(path, line_number, "not JSON: " + error);
     }

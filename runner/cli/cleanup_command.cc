@@ -32,7 +32,7 @@ void clean_interface(const InterfaceFlags& flags, bool dry_run) {
     if (!runner::interface_exists(flags.netns, flags.iface))
       throw InputError("--iface " + flags.iface + ": no such interface" +
                        (flags.netns.empty() ? "" : " in namespace " + flags.netns) +
-                       " (or no permission to look: run as root)");
+                       " (expected one `ip link` lists; run as root to see them all)");
   }
   const auto result = runner::clean_interface(flags.netns, flags.iface, dry_run);
   for (const std::string& line : result.actions) std::cout << line << "\n";

@@ -80,10 +80,13 @@ std::string run_directory(const CostOptions& o) {
 
 void check_names(const std::vector<report::ScenarioSummary>& all,
                  const std::vector<std::string>& names, const std::string& dir) {
+  std::string known;  // the names that would have been right
+  for (const auto& s : all) known += (known.empty() ? "" : ", ") + s.name;
   for (const std::string& name : names) {
     bool found = false;
     for (const auto& s : all) found = found || s.name == name;
-    if (!found) throw InputError(dir + ": the run has no scenario '" + name + "'");
+    if (!found)
+      throw InputError(dir + ": the run has no scenario '" + name + "' (expected one of: " + known + ")");
   }
 }
 

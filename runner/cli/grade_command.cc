@@ -54,7 +54,7 @@ void write_template(const runner::LabDefinition& lab, const std::string& recordi
 void run_grade(const GradeOptions& o) {
   const runner::LabDefinition lab = runner::load_lab(runner::find_lab_file(o.labs_dir, o.lab));
   if (lab.exercises.empty())
-    throw InputError(lab.path + ": lab " + lab.id + " has no [[exercise]] tables");
+    throw InputError(lab.path + ": lab " + lab.id + " has no [[exercise]] tables; expected at least one to grade");
   const std::string dir =
       o.recording.empty() ? grading::newest_run_dir(o.runs_dir, lab.id) : o.recording;
   const grading::GradedRun rec = grading::load_graded_run(dir);

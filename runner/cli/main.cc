@@ -12,6 +12,7 @@
 #include "common/input_error.h"
 #include "common/logging.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/parse_error_words.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"fabriclab: hands-on labs that show what AI training does to a network"};
@@ -62,7 +63,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // What app.exit(e) prints, with what was expected where CLI11 leaves it out.
+    std::fprintf(stderr, "%s\nRun with --help for more information.\n",
+                 fabriclab::cli::parse_error_message(app, e).c_str());
     return fabriclab::kExitInputError;
   } catch (const fabriclab::cli::CommandExit& e) {
     return e.code;

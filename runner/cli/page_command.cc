@@ -42,7 +42,7 @@ void write_page_file(const PageArgs& args) {
   runner::page::PageSummary summary;
   {
     std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-    if (!file) throw InputError(partial.string() + ": cannot write");
+    if (!file) throw InputError(partial.string() + ": cannot write (expected an existing folder you may write in)");
     try {
       summary = runner::page::write_page(args.dir, file, options);
     } catch (...) {

@@ -104,7 +104,7 @@ class HostLabRun {
         roster_(make_roster(options, lab, scenarios_)),
         network_(roster_, options.iface) {
     if (::if_nametoindex(options.iface.c_str()) == 0)
-      throw InputError("--iface " + options.iface + ": no such interface on this machine");
+      throw InputError("--iface " + options.iface + ": no such interface on this machine (expected one `ip -br addr` lists)");
     // The impairment goes on --iface: a wrong name would put it on another
     // interface (the management one, say) while lab traffic goes untouched.
     if (local_ipv4_addresses(options.iface).count(roster_.self()) == 0)

@@ -58,6 +58,14 @@ bool has_scenario(const ScenarioNames& scenarios, const std::string& name) {
   return std::find(scenarios.begin(), scenarios.end(), name) != scenarios.end();
 }
 
+// "the lab has no scenario 'nope' (expected one of: clean, slow)": the
+// names that would have been right, not only the one that was wrong.
+std::string no_scenario(const std::string& name, const ScenarioNames& scenarios) {
+  std::string known;
+  for (const auto& s : scenarios) known += (known.empty() ? "" : ", ") + std::string(s);
+  return "the lab has no scenario '" + name + "' (expected one of: " + known + ")";
+}
+
 // "stalled|deadline" -> {"stalled", "deadline"}.
 std::vector<std::string> split_alternatives(const std::string& alternatives) {
   std::vector<std::string> out;
@@ -259,7 +267,7 @@ void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
                                     "' of at least two points (scenarios " + path.sweep + "-...)");
       for (const std::string& s : path_scenarios(ex.value, scenarios)) {
         if (!has_scenario(scenarios, s))
-          throw std::invalid_argument("the lab has no scenario '" + s + "'");
+          throw std::invalid_argument(no_scenario(s, scenarios));
       }
       return;
     }
@@ -267,8 +275,8 @@ void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
       if (ex.kind == Kind::kNumber) {
         const auto hops = parse_hops_query(ex.value);
         if (hops && !has_scenario(scenarios, hops->scenario))
-          throw std::invalid_argument("lab value '" + ex.value + "': the lab has no scenario '" +
-                                      hops->scenario + "'");
+          throw std::invalid_argument("lab value '" + ex.value + "': " +
+                                      no_scenario(hops->scenario, scenarios));
         if (!hops && !lab_value_names().count(ex.value) && !parse_what_if_cost(ex.value)) {
           throw std::invalid_argument(
               "lab value '" + ex.value + "': expected one of " + join(lab_value_names()) +
@@ -362,8 +370,7 @@ Check parse_check(const std::string& text) {
 void validate_check(const std::string& text, const ScenarioNames& scenarios) {
   const Check c = parse_check(text);
   if (c.form == Check::Form::kScenario && !has_scenario(scenarios, c.scenario)) {
-    throw std::invalid_argument("check '" + text + "': the lab has no scenario '" + c.scenario +
-                                "'");
+    throw std::invalid_argument("check '" + text + "': " + no_scenario(c.scenario, scenarios));
   }
   if (c.form == Check::Form::kCompare && validate_recording_path(c.path) != PathType::kNumber) {
     throw std::invalid_argument("check '" + text + "': '" + c.path + "' is not a number");

@@ -1,5 +1,5 @@
 // Reads a TOML file with toml++; a syntax error becomes InputError
-// "path:line: what toml++ says" (exit 2), the form every lab and answers
+// "path:line: not valid TOML: what toml++ says" (exit 2), the form every lab and answers
 // file error takes.
 #pragma once
 
@@ -21,7 +21,7 @@ inline toml::table parse_toml_file(const std::string& path) {
     return toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     throw input_error_at(path, static_cast<long>(e.source().begin.line),
-                         std::string(e.description()));
+                         "not valid TOML: " + std::string(e.description()));
   }
 }
 

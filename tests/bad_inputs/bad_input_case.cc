@@ -53,9 +53,25 @@ std::string test_name(const std::string& text) {
   return out;
 }
 
+// Where the case itself writes `text` (an argument, a file, an edit, a
+// variable), or nullptr: an `expected` found there is the user's token
+// echoed back, not what would have been right.
+const std::string* own_input_holding(const BadInputCase& c, const std::string& text) {
+  static const std::string kArgs = "args", kFiles = "files", kEdits = "edit", kEnv = "env";
+  for (const std::string& arg : c.args)
+    if (arg.find(text) != std::string::npos) return &kArgs;
+  for (const auto& [path, content] : c.files)
+    if (content.find(text) != std::string::npos) return &kFiles;
+  for (const Edit& e : c.edits)
+    if (e.to.find(text) != std::string::npos) return &kEdits;
+  for (const auto& [key, value] : c.env)
+    if (value.find(text) != std::string::npos) return &kEnv;
+  return nullptr;
+}
+
 BadInputCase read_case(const std::string& file, const std::string& stem, const toml::table& t) {
   static const std::set<std::string> kKeys = {"name", "args", "files", "binary_files", "copy",
-                                              "edit", "env",  "exit", "message"};
+                                              "edit", "env",  "exit", "message", "expected"};
   const std::string where = where_of(file, t);
   for (const auto& [key, node] : t)
     if (!kKeys.count(std::string(key.str()))) fail(where, "unknown key '" + std::string(key.str()) + "'");
@@ -84,6 +100,14 @@ BadInputCase read_case(const std::string& file, const std::string& stem, const t
   c.exit_code = static_cast<int>(t["exit"].value_or(int64_t{2}));
   c.message = strings(t.get("message"), where, "message");
   if (c.message.empty()) fail(where, "'message': the words the error must contain");
+  c.expected = t["expected"].value_or(std::string());
+  // One word ("expected") is a keyword, not what was expected.
+  if (c.expected.find(' ') == std::string::npos)
+    fail(where, "'expected': the words of the message saying what would have been right "
+                "(\"expected a number\"), not only the offending token");
+  if (const std::string* echo = own_input_holding(c, c.expected))
+    fail(where, "'expected' = \"" + c.expected + "\" is the case's own input (" + *echo +
+                    "); give the words saying what would have been right");
   return c;
 }
 

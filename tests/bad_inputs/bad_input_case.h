@@ -28,11 +28,16 @@ struct BadInputCase {
   std::map<std::string, std::string> env;           // more environment variables
   int exit_code = 2;
   std::vector<std::string> message;  // each must appear in the output; {dir}, {src} expanded
+  // The words of the message that say what would have been right ("expected
+  // a number in [1, 86400]"), also required in the output. A message that
+  // only echoes the user's token back leaves them guessing (issue 33).
+  std::string expected;
 };
 
 // Every case of every *.toml in `folder`, in file order. Throws
-// std::runtime_error naming the manifest and line for a malformed manifest
-// or a duplicate name.
+// std::runtime_error naming the manifest and line for a malformed manifest,
+// a duplicate name, or a case without an `expected` that says more than
+// the case's own input.
 std::vector<BadInputCase> load_cases(const std::string& folder);
 
 // gtest names a failing case by where it is written, not by a byte dump.

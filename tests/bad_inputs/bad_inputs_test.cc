@@ -243,12 +243,26 @@ TEST_P(BadInput, ExitsTwoNamingTheProblemAndCreatesNothing) {
   for (const std::string& words : c.message)
     EXPECT_NE(o.output.find(expand(words, o.dir, kSource)), std::string::npos)
         << "expected \"" << expand(words, o.dir, kSource) << "\" in:\n" << o.output;
+  EXPECT_NE(o.output.find(expand(c.expected, o.dir, kSource)), std::string::npos)
+      << "the message does not say what was expected (\"" << expand(c.expected, o.dir, kSource)
+      << "\") in:\n" << o.output;
   // What no message may be: a library's raw exception or a crash.
   for (const char* raw : {"[json.exception", "terminate called", "what():", "Segmentation"})
     EXPECT_EQ(o.output.find(raw), std::string::npos) << o.output;
   EXPECT_EQ(o.leftovers, "") << "the case left these behind (or a check could not run)";
   EXPECT_EQ(o.files_after, o.files_before) << "files were created or removed in the work directory";
   EXPECT_TRUE(o.processes.empty()) << "processes of the case still run";
+}
+
+// The catalogue's own self-check: every case loads and names, in
+// `expected`, words of the message other than the user's own input
+// (bad_input_case.cc), so no case can be added that only looks for the token.
+TEST(BadInputCatalogue, EveryCaseNamesWhatWasExpected) {
+  try {
+    EXPECT_FALSE(load_cases(kSource + "/tests/bad_inputs").empty());
+  } catch (const std::exception& e) {
+    FAIL() << e.what();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, BadInput, ::testing::ValuesIn(BadInput::cases()),

@@ -48,7 +48,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{}, {{"WORLD_SIZE", "2"}, {"RANK", "2"}, {"MASTER_ADDR", "127.0.0.1"}},
                                "RANK must be in [0, WORLD_SIZE=2)"},
                       BadInput{{}, {{"MASTER_PORT", "99999"}}, "MASTER_PORT must be in 1..65535"},
-                      BadInput{{}, {{"RANK", "x"}}, "rank = x"},
+                      BadInput{{}, {{"RANK", "x"}}, "--rank: expected an integer, got 'x'"},
                       BadInput{{"--compute-slowdown", "0.5"}, {}, "--compute-slowdown"},
                       BadInput{{},
                                {{"WORLD_SIZE", "2"}, {"RANK", "0"}, {"MASTER_ADDR", "127.0.0.1"},

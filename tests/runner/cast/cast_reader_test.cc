@@ -122,8 +122,8 @@ TEST(CastReader, TimesGoingBackwardsAreAnError) {
 
 TEST(CastReader, ACutOffLastLineIsReportedAsTruncated) {
   EXPECT_EQ(error_of(kHeader + "\n[0.1, \"o\", \"a\"]\n[0.2, \"o\", \"hel"),
-            "x.cast:3: truncated: the file ends inside this event (was the recording "
-            "interrupted?)");
+            "x.cast:3: truncated: the file ends inside this event, expected a whole "
+            "[time, code, data] line (was the recording interrupted?)");
   // A complete last event without its newline is fine.
   EXPECT_EQ(parse(kHeader + "\n[0.1, \"o\", \"a\"]").events.size(), 1u);
 }

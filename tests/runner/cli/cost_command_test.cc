@@ -64,14 +64,21 @@ TEST(CostCommand, PricesARecordingAsItsRunJsonSays) {
       const auto has_longest = [](const json& result) {
         return result.contains("longest_step_ms") && result["longest_step_ms"].is_number();
       };
+      // Every reference recording has a longest step (from run.json or, for
+      // older ones, from metrics.jsonl): the stall is priced, never null.
+      ASSERT_TRUE(priced["stall_ms"].is_number()) << priced.dump();
+      const double stall_ms = priced["stall_ms"].get<double>();
       if (has_longest(r) && has_longest(base)) {
-        const double stall_s = std::max(0.0, r["longest_step_ms"].get<double>() -
-                                                 base["longest_step_ms"].get<double>()) /
-                               1000;
-        EXPECT_NEAR(priced["stall_usd"]["1024"].get<double>(), stall_s * 1024 * 30 / 3600, 1e-6);
-      } else {
-        EXPECT_GE(priced["stall_ms"].get<double>(), 0);
+        EXPECT_NEAR(stall_ms,
+                    std::max(0.0, r["longest_step_ms"].get<double>() -
+                                      base["longest_step_ms"].get<double>()),
+                    1e-6);
       }
+      // The dollars are the stall's seconds x GPUs x price per GPU-second.
+      EXPECT_NEAR(priced["stall_usd"]["1024"].get<double>(), stall_ms / 1000 * 1024 * 30 / 3600,
+                  1e-6);
+      EXPECT_NEAR(priced["stall_usd"]["256"].get<double>(), stall_ms / 1000 * 256 * 30 / 3600,
+                  1e-6);
     }
   }
 }
@@ -97,14 +104,15 @@ TEST(CostCommand, BadInputExitsTwoSayingWhatWasExpected) {
       {{"--extra-ms", "28"}, "--extra-ms and --steps-per-hour go together"},
       {{"--stall-s", "10", "--gpus", "0"}, "--gpus: expected counts above 0"},
       {{"--stall-s", "10", "--usd-per-gpu-hour", "-1"}, "expected a price above 0"},
-      {{dir + "/x"}, "not found"},
-      {{"99", "--runs", dir}, ""},
+      {{dir + "/x"}, "not found (expected a run directory or a lab number)"},
+      {{"99", "--runs", dir}, "no recording of lab 99 under " + dir},
   };
   for (const Case& c : cases) {
     std::vector<std::string> argv = {fabriclab::build_paths::fabriclab_binary(), "cost"};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     const auto result = run_command(argv);
     EXPECT_EQ(result.status.code, 2) << result.output;
+    ASSERT_FALSE(c.says.empty());  // an empty string would be found in any output
     EXPECT_NE(result.output.find(c.says), std::string::npos) << result.output;
   }
   const auto recordings = reference_recordings();
@@ -112,7 +120,8 @@ TEST(CostCommand, BadInputExitsTwoSayingWhatWasExpected) {
   const auto unknown = run_command({fabriclab::build_paths::fabriclab_binary(), "cost",
                                     recordings[0].string(), "--scenario", "no-such"});
   EXPECT_EQ(unknown.status.code, 2);
-  EXPECT_NE(unknown.output.find("the run has no scenario 'no-such'"), std::string::npos)
+  EXPECT_NE(unknown.output.find("the run has no scenario 'no-such' (expected one of: clean, "),
+            std::string::npos)
       << unknown.output;
 }
 
