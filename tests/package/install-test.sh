@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The package test: builds the .deb from BUILD (cpack, as scripts/package.sh
 # does), installs it with apt into a clean Debian 12 root and runs lab 01
-# there (`fabriclab run 01 --quick`: one rank, no network). The root is the
+# there (`fabriclab run 01 --quick`: one rank, no network), then writes a page
+# from the installed recording of lab 02. The root is the
 # minbase one prepare.sh made; the install goes into an overlay above it, in a
 # mount namespace of its own, so the root stays clean and every mount goes
 # when the test ends. The clone is not visible inside: the binary has to find
@@ -65,4 +66,8 @@ test -f "$m"/tmp/runs/01-*/run.json
 # `run` exits 0 when the lesson fails too: the lesson has to hold here.
 grep -q '^The lesson held in your run' "$work/run.log"
 phase "lab 01 ran in the clean root"
+# A page from an installed reference recording: the player is compiled in.
+chroot "$m" /usr/bin/fabriclab page /usr/share/fabriclab/recordings/02-dropped-packet -o /tmp/page.html
+grep -q 'AsciinemaPlayer' "$m/tmp/page.html"
+phase "page of the installed recording 02 written"
 INNER
