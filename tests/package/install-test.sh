@@ -25,10 +25,10 @@ skip() {
 t0=$(date +%s)
 phase() { echo "package-test: $1 ($(( $(date +%s) - t0 )) s)"; }
 
-rm -rf "$build/package"
-cpack -G DEB --config "$build/CPackConfig.cmake" -B "$build/package" >"$build/package.log" 2>&1 ||
-  { cat "$build/package.log" >&2; exit 1; }
-deb="$(ls "$build"/package/fabriclab_*_amd64.deb)"
+rm -rf "$build/package-test"  # its own folder: scripts/package.sh's .deb stays
+cpack -G DEB --config "$build/CPackConfig.cmake" -B "$build/package-test" >"$build/package-test.log" 2>&1 ||
+  { cat "$build/package-test.log" >&2; exit 1; }
+deb="$(ls "$build"/package-test/fabriclab_*_amd64.deb)"
 phase "built $(basename "$deb"), $(du -k "$deb" | cut -f1) KB; Depends: $(dpkg-deb -f "$deb" Depends)"
 
 work="$(mktemp -d /var/tmp/fabriclab-package-test.XXXXXX)"
