@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages fabriclab needs to build, run and test,
-# and the one npm package its pages inline (asciinema-player, pinned in
-# package.json / package-lock.json: `npm ci` into node_modules/).
+# Installs the Debian 12 packages fabriclab needs to build and run the labs
+# (with --tests: and to run its tests), and the one npm package its pages
+# inline (asciinema-player, pinned in package.json / package-lock.json:
+# `npm ci` into node_modules/; `fabriclab page` is a student's command).
 # Idempotent: packages already installed are skipped, and apt is not touched
 # at all when nothing is missing; npm only runs when node_modules/ does not
 # hold the locked version. Installs nothing from outside Debian and npm.
 set -euo pipefail
 
+# `--tests`: also what only the tests need (below); without it, what building
+# and running the labs needs.
+tests=false
+case "${1:-}" in
+  --tests) tests=true ;;
+  "") ;;
+  *) echo "usage: $0 [--tests]" >&2; exit 2 ;;
+esac
+
 packages=(
   # build
   build-essential cmake pkg-config ninja-build ccache
-  # the fuzz targets (tests/fuzz/): clang and its libFuzzer/sanitizer runtimes
-  clang libclang-rt-14-dev
+  # scripts/package.sh: CPack's DEB generator reads the binary's libraries
+  # with file(1) and dpkg-shlibdeps (dpkg-dev, in build-essential)
+  file
   # libraries
   libtorch-dev libgloo-dev libmnl-dev libnetfilter-queue-dev libnftnl-dev libcli11-dev libspdlog-dev
-  libgtest-dev libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev
+  libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev
   # oneDNN's headers: the trainer's dense layers call its sgemm (libtorch
   # already links the library; trainer/dense_layer.h says why)
   libdnnl-dev
@@ -24,10 +35,21 @@ packages=(
   libopenblas0-openmp
   # data
   dataset-fashion-mnist
-  # runtime tools and real clients the tests check against
-  iproute2 iptables nftables iputils-ping iperf3 strace gnuplot-nox asciinema
-  tcpdump traceroute
+  # what the runner execs: iperf3 (lab 04, neighbour flows, lab checks), ping
+  # (lab checks), gnuplot (the report's charts), traceroute (`fabriclab
+  # topo`); iproute2's ip and ss are the labs' READMEs' own tools
+  iproute2 iputils-ping iperf3 gnuplot-nox traceroute
   util-linux procps kmod
+)
+# Only the tests use these (each named where a test needs it).
+test_packages=(
+  # GoogleTest: every test program (tests/CMakeLists.txt)
+  libgtest-dev
+  # the fuzz targets (tests/fuzz/): clang and its libFuzzer/sanitizer runtimes
+  clang libclang-rt-14-dev
+  # real clients the tests check the product against (tc_fixture, kernel
+  # feature probes, the capture tests, `asciinema play` of a cast)
+  iptables nftables strace tcpdump asciinema
   # baseline for the benchmark: PyTorch DDP on the same libtorch; its
   # torchrun launches `fabriclab train` in tests/trainer/torchrun_test.cc
   python3-torch
@@ -42,7 +64,13 @@ packages=(
   # the VM tests (tests/vm/): QEMU boots Debian's stock kernel, which has
   # sch_netem, around a static busybox; kmod resolves its modules
   qemu-system-x86 busybox-static
+  # the package test (tests/package/): a clean Debian root to install the
+  # .deb into
+  debootstrap
 )
+if $tests; then
+  packages+=("${test_packages[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -91,11 +119,15 @@ else
   (cd "$root" && npm ci --ignore-scripts --no-audit --no-fund)
 fi
 
-# The VM tests' kernel: Debian's linux-image-amd64, downloaded and unpacked
-# into /var/cache/fabriclab/vm (never installed, never booted by this machine).
-# Without root, the tests that need it skip and say so.
-if [ "$(id -u)" -eq 0 ]; then
-  bash "$(dirname "$0")/../tests/vm/prepare.sh"
-else
-  echo "setup: not root: the VM tests' kernel is not prepared (tests/vm/prepare.sh)" >&2
+# What only the tests use, prepared once per machine under /var/cache/fabriclab:
+# the VM tests' kernel (Debian's linux-image-amd64, downloaded and unpacked,
+# never installed or booted by this machine) and the package test's clean
+# Debian root. Without root, the tests that need them skip and say so.
+if $tests; then
+  if [ "$(id -u)" -eq 0 ]; then
+    bash "$root/tests/vm/prepare.sh"
+    bash "$root/tests/package/prepare.sh"
+  else
+    echo "setup: not root: the VM kernel and the package test's root are not prepared" >&2
+  fi
 fi

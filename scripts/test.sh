@@ -8,6 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${FABRICLAB_TEST_JOBS:-3}"
+# A build configured without GTest has no tests: say so rather than pass on none.
+if [ ! -f build/CTestTestfile.cmake ]; then
+  echo "test.sh: ./build has no tests (GTest was missing or FABRICLAB_TESTS=OFF):" \
+    "run bash scripts/setup.sh --tests, then bash scripts/build.sh" >&2
+  exit 1
+fi
 log=build/ctest.log
 start=$(date +%s)
 status=0

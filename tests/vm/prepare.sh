@@ -6,7 +6,7 @@
 # booted by this machine. depmod indexes its modules (the .deb ships no
 # modules.dep) so vm-run can pick the ones it loads with their dependencies.
 # Idempotent: an unpacked kernel is kept; `current` names the one vm-run uses.
-# Called by scripts/setup.sh (which installs qemu-system-x86, busybox-static
+# Called by scripts/setup.sh --tests (which installs qemu-system-x86, busybox-static
 # and kmod); needs root for the cache folder.
 set -euo pipefail
 

@@ -174,7 +174,7 @@ TEST_F(SwitchWorkerTest, EcnMarksInsteadOfDroppingAndTheMarksArriveIntact) {
 // "bad cksum" otherwise), and c's ACKs carry ECE back to a.
 TEST_F(SwitchWorkerTest, ATraceShowsCeArrivingIntactAndEceEchoed) {
   if (run_shell("command -v tcpdump").exit_code != 0)
-    SKIP_OR_FAIL_IN_CI("tcpdump is not installed (scripts/setup.sh installs it)");
+    SKIP_OR_FAIL_IN_CI("tcpdump is not installed (scripts/setup.sh --tests installs it)");
   lab_->in("a", "sysctl -qw net.ipv4.tcp_ecn=1");
   lab_->in("c", "sysctl -qw net.ipv4.tcp_ecn=1");
   const std::string pcap = "/tmp/" + lab_->ns("c") + ".pcap";

@@ -11,7 +11,7 @@
 //    happened (no script element of theirs, no changed title, no element).
 // Screenshots of both pages, the pages and the DOMs are kept in the build
 // tree (FABRICLAB_PAGE_ARTIFACTS). Skips only where Chromium is not
-// installed (scripts/setup.sh installs it).
+// installed (scripts/setup.sh --tests installs it).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -70,7 +70,7 @@ class PageBrowserTest : public ::testing::Test {
     const auto chromium = find_chromium();
     if (!chromium) {
       SKIP_OR_FAIL_IN_CI("Chromium is not installed (/usr/bin/chromium, or $FABRICLAB_CHROMIUM): "
-                         "apt-get install chromium, or run scripts/setup.sh; the page's browser "
+                         "apt-get install chromium, or run scripts/setup.sh --tests; the page's browser "
                          "test cannot run without it");
     }
     chromium_ = *chromium;
