@@ -113,6 +113,23 @@ TEST_F(ProgressCommand, OneWrongAnswerShowsThatExerciseFailing) {
       << listing.output;
 }
 
+// run.json's "lesson" as the run recorded it (the reference recordings
+// predate it): the verdict shows beside the run, whatever the grade.
+TEST_F(ProgressCommand, TheRunsOwnLessonVerdictShows) {
+  const fs::path run = copy_recording("02-dropped-packet", "20261120T100000Z-aaaaaa");
+  json manifest = runner::testing::read_json((run / "run.json").string());
+  manifest["lesson"] = {{"held", false}, {"checks", json::array()}};
+  manifest["quick"] = true;
+  std::ofstream(run / "run.json", std::ios::trunc) << manifest.dump(2);
+  const json out = progress_json();
+  EXPECT_EQ(lab(out, "02")["run"]["lesson_held"], false);
+  EXPECT_EQ(lab(out, "02")["run"]["quick"], true);
+  EXPECT_TRUE(lab(out, "05")["run"].is_null());
+  const auto listing = progress(false);
+  EXPECT_NE(listing.output.find("--quick run, lesson NOT held"), std::string::npos)
+      << listing.output;
+}
+
 TEST_F(ProgressCommand, ARunWithoutAnswersIsNotAnsweredYet) {
   const fs::path run = copy_recording("02-dropped-packet", "20261120T100000Z-aaaaaa");
   fs::remove(run / "answers.toml");
