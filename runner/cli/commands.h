@@ -41,6 +41,7 @@ void add_netem_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);
 void add_cleanup_command(CLI::App& app);
 void add_grade_command(CLI::App& app);
+void add_progress_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
 void add_page_command(CLI::App& app);
 void add_cost_command(CLI::App& app);

@@ -1,8 +1,6 @@
-// `fabriclab run NN` and `fabriclab list`: the labs, as a student meets them.
+// `fabriclab run NN`: a lab, as a student meets it.
 // `run` builds namespaces on this machine, or with --hosts runs its part of a
 // lab spread over several machines (host mode, runner/host/host_run.h).
-#include <spdlog/fmt/fmt.h>
-
 #include <unistd.h>
 
 #include <cerrno>
@@ -150,20 +148,6 @@ void add_run_command(CLI::App& app) {
     options.privileges = mode == runner::PrivilegeMode::kRootless ? "rootless" : "root";
     const int code = runner::run_lab(lab, options);
     if (code != 0) throw CommandExit{code};
-  });
-}
-
-void add_list_command(CLI::App& app) {
-  auto labs_dir = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("list", "List the labs");
-  cmd->add_option("--labs", *labs_dir, "Folder of labs [default: $FABRICLAB_LABS or ./labs]");
-  cmd->callback([labs_dir] {
-    const std::string labs = labs_dir->empty() ? runner::default_labs_dir() : *labs_dir;
-    for (const std::string& file : runner::list_lab_files(labs)) {
-      const runner::LabDefinition lab = runner::load_lab(file);
-      std::cout << fmt::format("{}  {:<40} {} scenario(s), {} rank(s)\n    {}\n", lab.id, lab.title,
-                               lab.scenarios.size(), lab.ranks, lab.summary);
-    }
   });
 }
 

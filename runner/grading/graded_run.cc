@@ -104,7 +104,8 @@ GradedRun load_graded_run(const std::string& dir) {
   return rec;
 }
 
-std::string newest_run_dir(const std::string& runs_dir, const std::string& lab_id) {
+std::optional<std::string> find_newest_run_dir(const std::string& runs_dir,
+                                               const std::string& lab_id) {
   std::string newest;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(runs_dir, ec)) {
@@ -113,11 +114,14 @@ std::string newest_run_dir(const std::string& runs_dir, const std::string& lab_i
       continue;
     if (name > fs::path(newest).filename().string()) newest = entry.path().string();
   }
-  if (newest.empty()) {
-    throw InputError("no recording of lab " + lab_id + " under " + runs_dir +
-                     "/ (run `fabriclab run " + lab_id + "` first, or pass --recording DIR)");
-  }
+  if (newest.empty()) return std::nullopt;
   return newest;
+}
+
+std::string newest_run_dir(const std::string& runs_dir, const std::string& lab_id) {
+  if (auto newest = find_newest_run_dir(runs_dir, lab_id)) return *newest;
+  throw InputError("no recording of lab " + lab_id + " under " + runs_dir +
+                   "/ (run `fabriclab run " + lab_id + "` first, or pass --recording DIR)");
 }
 
 }  // namespace fabriclab::runner::grading

@@ -59,5 +59,9 @@ GradedRun load_graded_run(const std::string& dir);
 // are named `<lab>-<UTC time>-<run id>`, so that is the latest run).
 // Throws InputError when there is none.
 std::string newest_run_dir(const std::string& runs_dir, const std::string& lab_id);
+// The same, nullopt when there is none (or no `runs_dir`): for listings that
+// go on past a lab never run (`fabriclab progress`).
+std::optional<std::string> find_newest_run_dir(const std::string& runs_dir,
+                                               const std::string& lab_id);
 
 }  // namespace fabriclab::runner::grading

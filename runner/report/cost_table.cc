@@ -7,6 +7,7 @@
 #include <locale>
 
 #include "runner/report/result/result_parts.h"
+#include "runner/report/slowdown_yardstick.h"
 #include "runner/report/wait_cost.h"
 
 namespace fabriclab::runner::report {
@@ -32,20 +33,30 @@ size_t name_width(const std::vector<PricedScenario>& rows) {
   return width;
 }
 
+// The columns against the baseline say which one: "x clean" and "clean's"
+// when every priced scenario is measured against clean, "x base" and
+// "base's" with a legend when they have different baselines.
 std::string idle_time_table(const std::vector<PricedScenario>& rows) {
   const size_t w = name_width(rows);
+  std::vector<ScenarioSummary> priced;
+  for (const PricedScenario& row : rows) priced.push_back(*row.summary);
+  const SlowdownYardstick yardstick = slowdown_yardstick(priced);
+  const std::string x_header = "x " + yardstick.label;
+  const std::string base_header = yardstick.label + "'s";
+  const size_t xw = std::max<size_t>(7, x_header.size());
+  const size_t bw = std::max<size_t>(9, base_header.size());
   std::string out =
-      fmt::format("{:<{}}  {:>7}  {:>9}  {:>9}  {:>8}  {:>9}  {:>19}\n", "scenario", w, "x clean",
-                  "ms/step", "clean's", "extra", "steps/h", "idle s per GPU-hour");
+      fmt::format("{:<{}}  {:>{}}  {:>9}  {:>{}}  {:>8}  {:>9}  {:>19}\n", "scenario", w, x_header,
+                  xw, "ms/step", base_header, bw, "extra", "steps/h", "idle s per GPU-hour");
   for (const PricedScenario& row : rows) {
     const WaitCost& c = row.cost;
     out += fmt::format(
-        "{:<{}}  {:>7.2f}  {:>9.0f}  {:>9.0f}  {:>+8.0f}  {:>9}  {:>12} ({:>3.0f}%)\n",
-        row.summary->name, w, result_number(row.summary->result, "slowdown").value_or(0),
-        c.step_s * 1000, c.baseline_step_s * 1000, c.extra_ms, format_count(c.steps_per_hour),
+        "{:<{}}  {:>{}.2f}  {:>9.0f}  {:>{}.0f}  {:>+8.0f}  {:>9}  {:>12} ({:>3.0f}%)\n",
+        row.summary->name, w, result_number(row.summary->result, "slowdown").value_or(0), xw,
+        c.step_s * 1000, c.baseline_step_s * 1000, bw, c.extra_ms, format_count(c.steps_per_hour),
         format_count(c.idle_s_per_gpu_hour), c.idle_s_per_gpu_hour / kSecondsPerHour * 100);
   }
-  return out;
+  return out + yardstick_legend(yardstick, "  ");
 }
 
 std::string dollars_table(const std::vector<PricedScenario>& rows, const CostSettings& settings) {

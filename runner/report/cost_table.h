@@ -5,9 +5,10 @@
 // `fabriclab cost` (runner/cli/cost_command.cc, at the student's settings).
 //
 //   cluster       per hour, minute and second of N GPUs at the price
-//   idle time     per scenario with a slowdown: x clean, ms per step and
-//                 the extra over clean, steps per hour, idle seconds of
-//                 each GPU-hour
+//   idle time     per scenario with a slowdown: x its baseline (clean,
+//                 usually: slowdown_yardstick.h), ms per step and the
+//                 extra over the baseline's, steps per hour, idle seconds
+//                 of each GPU-hour
 //   dollars       per scenario: the idle time's $ per hour on each cluster,
 //                 and its worst stall's $ on each cluster
 // Pure functions.

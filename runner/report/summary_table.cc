@@ -7,6 +7,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "runner/report/result/result_parts.h"
+#include "runner/report/slowdown_yardstick.h"
 
 namespace fabriclab::runner::report {
 namespace {
@@ -81,12 +82,14 @@ std::vector<Column> scenario_columns() {
           {"", "status", true, [](const ScenarioSummary& s) { return format_status(s); }}};
 }
 
-std::vector<Column> training_columns() {
+// `x_label`: what the slowdowns are against (slowdown_yardstick.h), kept
+// alive by the caller for the columns' lifetime.
+std::vector<Column> training_columns(const std::string& x_label) {
   std::vector<Column> columns = scenario_columns();
   columns.push_back(field_column("wall", "s", "wall_s", format_wall_s, true));
   // A scenario cut off by its deadline has a lower bound instead (scenario_summary.h).
-  const Column slowdown = field_column("x", "clean", "slowdown", format_ratio);
-  columns.push_back({"x", "clean", false, [slowdown](const ScenarioSummary& s) {
+  const Column slowdown = field_column("x", x_label.c_str(), "slowdown", format_ratio);
+  columns.push_back({"x", x_label.c_str(), false, [slowdown](const ScenarioSummary& s) {
                        if (s.slowdown_at_least) return fmt::format(">{:.1f}", *s.slowdown_at_least);
                        return slowdown.cell(s);
                      }});
@@ -122,6 +125,36 @@ bool is_sweep(const std::vector<ScenarioSummary>& summaries) {
 }
 constexpr const char* kGap = "  ";
 
+bool has_scenario(const std::vector<ScenarioSummary>& summaries, const std::string& name) {
+  return std::any_of(summaries.begin(), summaries.end(),
+                     [&](const ScenarioSummary& s) { return s.name == name; });
+}
+
+// Which scenario is measured against which: with several baselines, the
+// whole legend (the column says only "x base"); with one, the scenarios
+// that have none, or that the baseline did not run.
+std::string yardstick_notes(const std::vector<ScenarioSummary>& summaries,
+                            const SlowdownYardstick& yardstick) {
+  if (yardstick.several())
+    return "x base, each scenario against its baseline (the same workload):\n" +
+           yardstick_legend(yardstick, "  ");
+  const std::string& label = yardstick.label;
+  const bool measured = std::any_of(yardstick.groups.begin(), yardstick.groups.end(),
+                                    [](const auto& group) { return !group.first.empty(); });
+  if (!measured && !has_scenario(summaries, label))
+    return "x clean: not shown where a scenario names no baseline (no clean scenario)\n";
+  if (!has_scenario(summaries, label))
+    return fmt::format("x {}: not shown: no {} scenario in this run\n", label, label);
+  std::string out;
+  for (const ScenarioSummary& summary : summaries) {
+    // The yardstick itself (lab 09's same-host) has none, and needs no note.
+    if (baseline_of(summary).empty() && summary.name != label)
+      out += fmt::format("{}: x {} not shown: it runs another workload than {}\n", summary.name,
+                         label, label);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_status(const ScenarioSummary& summary) {
@@ -138,7 +171,9 @@ std::string format_status(const ScenarioSummary& summary) {
 std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) {
   using Row = std::vector<std::string>;
   const bool sweep = is_sweep(summaries);
-  const std::vector<Column> columns = sweep ? allreduce_columns() : training_columns();
+  const SlowdownYardstick yardstick = slowdown_yardstick(summaries);
+  const std::vector<Column> columns =
+      sweep ? allreduce_columns() : training_columns(yardstick.label);
   const size_t column_count = columns.size();
   std::vector<Row> rows;
   rows.push_back({});
@@ -199,27 +234,16 @@ std::string format_summary_table(const std::vector<ScenarioSummary>& summaries) 
           return std::string("--");
         }());
   } else {
-  out +=
-      "\nwall: first step start to last step end.  x clean: wall / clean's wall (>N: at least;\n"
-      "the scenario ran out of time).  p50 (median), p99: step time of the slowest rank per step.\n"
-      "net: median time the allreduce itself took (the last rank to reach it waited only for the\n"
-      "network).  comm: share of step time blocked in allreduce.  TCP retx: segments retransmitted.\n"
-      "drops: packets the impairment dropped.\n"
-      "final loss: mean over ranks of the last step's training loss.\n";
+    out += fmt::format(
+        "\nwall: first step start to last step end.  x {}: wall / {} wall (>N: at least;\n"
+        "the scenario ran out of time).  p50 (median), p99: step time of the slowest rank per step.\n"
+        "net: median time the allreduce itself took (the last rank to reach it waited only for the\n"
+        "network).  comm: share of step time blocked in allreduce.  TCP retx: segments retransmitted.\n"
+        "drops: packets the impairment dropped.\n"
+        "final loss: mean over ranks of the last step's training loss.\n",
+        yardstick.label, yardstick.several() ? "its baseline's" : yardstick.label + "'s");
   }
-  // A scenario measured against another yardstick than clean says so.
-  const bool has_clean = std::any_of(summaries.begin(), summaries.end(),
-                                     [](const ScenarioSummary& s) { return s.name == "clean"; });
-  if (!has_clean) out += "x clean: not shown where a scenario names no baseline (no clean scenario)\n";
-  for (const ScenarioSummary& summary : summaries) {
-    if (!summary.baseline || *summary.baseline == "clean") continue;
-    if (!has_clean && summary.baseline->empty()) continue;
-    out += summary.baseline->empty()
-               ? fmt::format("{}: x clean not shown: it runs another workload than clean\n",
-                             summary.name)
-               : fmt::format("{}: x {}: wall / {}'s wall (the same workload)\n", summary.name,
-                             *summary.baseline, *summary.baseline);
-  }
+  out += yardstick_notes(summaries, yardstick);
   for (const ScenarioSummary& summary : summaries) {
     if (summary.status == rundir::ScenarioStatus::kCompleted) continue;
     out += fmt::format("{}: {}{}\n", summary.name, format_status(summary),

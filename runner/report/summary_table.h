@@ -7,8 +7,11 @@
 //   clean     no impairment    COMPLETED     8.0   1.00     100   100    25     0      0  1.216
 //   both      +50 ms latency   STALLED 41/80 16.4    --     400   400    25    57     28  1.922
 //
-// Absent values print as "--". Notes under the table define the columns and
-// give the message of every scenario that did not complete. Plain ASCII, no
+// Absent values print as "--". The slowdown column is headed by what it is
+// against: "x clean", the one other baseline ("x same-host"), or "x base"
+// with a note naming each scenario's baseline (slowdown_yardstick.h). Notes
+// under the table define the columns and give the message of every scenario
+// that did not complete. Plain ASCII, no
 // colour: it goes to the terminal, the asciicast and READMEs alike.
 // Pure function, thread-safe.
 #pragma once

@@ -1,8 +1,11 @@
 // The result math on hand-made events whose answers are worked out below.
 #include "runner/report/scenario_summary.h"
+#include "runner/report/cost_table.h"
 #include "runner/report/summary_table.h"
 
 #include <gtest/gtest.h>
+
+#include <regex>
 
 #include "common/input_error.h"
 #include "report_fixture.h"
@@ -164,13 +167,51 @@ TEST(Slowdowns, EachAgainstItsOwnBaseline) {
   EXPECT_FALSE(all[1].result.slowdown);
   EXPECT_DOUBLE_EQ(*all[2].result.slowdown, 1.5);
   EXPECT_DOUBLE_EQ(*all[3].result.slowdown, 3.0) << "no baseline recorded: clean, as before";
+  // Two baselines: the column says "x base", a note says which is whose.
   const std::string table = format_summary_table(all);
-  EXPECT_NE(table.find("long-linux: x long: wall / long's wall (the same workload)"),
-            std::string::npos)
-      << table;
-  EXPECT_NE(table.find("long: x clean not shown: it runs another workload than clean"),
-            std::string::npos)
-      << table;
+  EXPECT_TRUE(std::regex_search(table, std::regex("status +s +base +ms"))) << table;
+  EXPECT_NE(table.find("x base: wall / its baseline's wall"), std::string::npos) << table;
+  EXPECT_NE(table.find("  against clean: clean, other\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("  against long: long-linux\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("  none (another workload): long\n"), std::string::npos) << table;
+}
+
+// Lab 09: every placement against same-host, no clean scenario at all.
+TEST(Slowdowns, OneOtherBaselineNamesTheColumn) {
+  std::vector<ScenarioSummary> all = {summary("same-host", "completed", 10),
+                                      summary("cross-spine", "completed", 14)};
+  all[0].baseline = "";
+  all[1].baseline = "same-host";
+  compute_slowdowns(all);
+  EXPECT_DOUBLE_EQ(*all[1].result.slowdown, 1.4);
+  const std::string table = format_summary_table(all);
+  EXPECT_TRUE(std::regex_search(table, std::regex("status +s +same-host +ms"))) << table;
+  EXPECT_NE(table.find("x same-host: wall / same-host's wall"), std::string::npos) << table;
+  EXPECT_EQ(table.find("x clean"), std::string::npos) << table;
+  EXPECT_EQ(table.find("not shown"), std::string::npos)
+      << "the baseline itself has none, and needs no note\n" << table;
+}
+
+// Lab 02: latency against clean, long-steps-linux against long-steps.
+TEST(Slowdowns, AScenarioAgainstAnotherScenarioIsNotCalledXClean) {
+  std::vector<ScenarioSummary> all = {summary("clean", "completed", 10),
+                                      summary("latency", "completed", 20),
+                                      summary("long-steps", "completed", 30),
+                                      summary("long-steps-linux", "completed", 45)};
+  all[0].baseline = "clean";
+  all[1].baseline = "clean";
+  all[2].baseline = "";
+  all[3].baseline = "long-steps";
+  for (ScenarioSummary& s : all) s.result.steps_completed = 10;  // the cost table prices steps
+  compute_slowdowns(all);
+  const std::string table = format_summary_table(all);
+  EXPECT_EQ(table.find("x clean"), std::string::npos) << table;
+  EXPECT_NE(table.find("  against long-steps: long-steps-linux\n"), std::string::npos) << table;
+  EXPECT_NE(table.find(" 1.50 "), std::string::npos) << "45 s / long-steps' 30 s\n" << table;
+  const std::string cost = format_cost_table(all);
+  EXPECT_EQ(cost.find("x clean"), std::string::npos) << cost;
+  EXPECT_NE(cost.find("x base"), std::string::npos) << cost;
+  EXPECT_NE(cost.find("  against long-steps: long-steps-linux\n"), std::string::npos) << cost;
 }
 
 TEST(Slowdowns, WithoutACleanScenarioOneLineSaysSo) {
