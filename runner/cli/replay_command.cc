@@ -31,6 +31,7 @@ struct ReplayArgs {
   double speed = 1.0;
   double idle_limit_s = 2.0;
   bool summary = false;
+  std::string charts_dir;  // --charts; "" = a folder of its own under the temp dir
   bool raw = false;
 };
 
@@ -91,10 +92,18 @@ fs::path run_directory(const std::string& path) {
 
 void replay(const ReplayArgs& args) {
   if (args.summary) {
+    // A recording is what a run wrote; a re-render must not rewrite it (a
+    // committed reference recording's charts/ would change under git).
+    const fs::path dir = run_directory(args.path);
     runner::report::ReportOptions options;
     options.charts_in_terminal = true;
     options.terminal_color = isatty(STDOUT_FILENO) == 1;
-    runner::report::render_report(run_directory(args.path), std::cout, options);
+    options.charts_dir = args.charts_dir.empty()
+                             ? fs::temp_directory_path() /
+                                   ("fabriclab-charts-" + fs::absolute(dir).filename().string())
+                             : fs::path(args.charts_dir);
+    runner::report::render_report(dir, std::cout, options);
+    std::cout << "charts: " << options.charts_dir.string() << "\n";
     return;
   }
   runner::PlayOptions options;
@@ -155,9 +164,15 @@ void add_replay_command(CLI::App& app) {
                    "Cap every pause in the recording at this many seconds (before --speed)")
       ->check(positive_number())
       ->capture_default_str();
-  command->add_flag("--summary", args->summary,
-                    "Re-render the results table and charts from run.json and metrics.jsonl "
-                    "instead of playing (writes DIR/charts/)");
+  auto* summary = command->add_flag(
+      "--summary", args->summary,
+      "Re-render the results table and charts from run.json and metrics.jsonl instead of "
+      "playing; the recording itself is not written to");
+  command
+      ->add_option("--charts", args->charts_dir,
+                   "With --summary: write the charts here (default: "
+                   "$TMPDIR/fabriclab-charts-<run directory's name>)")
+      ->needs(summary);
   command->add_flag("--raw", args->raw,
                     "UNSAFE: pass recorded escape sequences through unfiltered (clipboard, "
                     "title, terminal reports); only for recordings you trust");

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -198,6 +199,32 @@ TEST_F(ReplayTest, SummaryOfADirectoryWithoutRunJsonExits2) {
   const RunResult r = replay("'" + dir_ + "' --summary");
   EXPECT_EQ(r.status.code, 2) << r.output << stderr_;
   EXPECT_NE(stderr_.find("run.json"), std::string::npos) << stderr_;
+}
+
+// A re-render reads a recording and writes only where it is told: a copy of
+// a reference recording keeps every file byte for byte (a committed
+// recording's charts/ would otherwise change under git), and the charts go
+// to --charts.
+TEST_F(ReplayTest, SummaryLeavesTheRecordingAsItWas) {
+  namespace fs = std::filesystem;
+  const fs::path recording = fs::path(dir_) / "02-dropped-packet";
+  fs::copy(fs::path(fabriclab::build_paths::source_dir()) / "recordings/02-dropped-packet", recording,
+           fs::copy_options::recursive);
+  std::map<std::string, std::string> before;
+  for (const auto& entry : fs::recursive_directory_iterator(recording))
+    if (entry.is_regular_file()) before[entry.path().string()] = fabriclab::testing::read_file(entry.path().string());
+
+  const std::string charts = dir_ + "/charts-out";
+  const RunResult r = replay("'" + recording.string() + "' --summary --charts '" + charts + "'");
+  EXPECT_EQ(r.status.code, 0) << r.output << stderr_;
+  EXPECT_NE(r.output.find("charts: " + charts), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(charts) && !fs::is_empty(charts)) << "no charts in " << charts;
+
+  std::map<std::string, std::string> after;
+  for (const auto& entry : fs::recursive_directory_iterator(recording))
+    if (entry.is_regular_file()) after[entry.path().string()] = fabriclab::testing::read_file(entry.path().string());
+  EXPECT_EQ(before.size(), after.size()) << "files added to or removed from the recording";
+  for (const auto& [path, text] : before) EXPECT_TRUE(after.count(path) && after[path] == text) << path << " changed";
 }
 
 }  // namespace
