@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <cmath>
@@ -127,6 +128,8 @@ void validate(const TrainOptions& o) {
     throw InputError("--momentum must be in [0, 1), got " + std::to_string(o.momentum));
   if (o.threads < 1) throw InputError("--threads must be >= 1");
   if (o.eval_every < 0) throw InputError("--eval-every must be >= 0");
+  for (const int64_t step : o.eval_at)
+    if (step < 0) throw InputError("--eval-at takes steps >= 0, got " + std::to_string(step));
   if (!(o.compute_slowdown >= 1 && o.compute_slowdown <= 100)) {
     throw InputError("--compute-slowdown must be in [1, 100], got " +
                      std::to_string(o.compute_slowdown));
@@ -202,6 +205,9 @@ class TrainingRun {
       start_fields["store_prefix"] = agent_store_prefix(*rv_.agent_store_attempt);
     metrics_.write("start", start_fields);
     if (slowed_) spdlog::info("rank {}: a slow worker, {}x compute", rv_.rank, o_.compute_slowdown);
+    // The untrained model (--eval-at 0), before the clock starts: wall_s
+    // and samples_per_s time the training.
+    if (evaluation_due(0)) evaluate_at(0);
     run_start_ = Clock::now();
   }
 
@@ -251,7 +257,8 @@ class TrainingRun {
   }
 
   bool evaluation_due(int64_t step) const {
-    return (o_.eval_every > 0 && step % o_.eval_every == 0) || step == total_steps_;
+    if (std::find(o_.eval_at.begin(), o_.eval_at.end(), step) != o_.eval_at.end()) return true;
+    return step > 0 && ((o_.eval_every > 0 && step % o_.eval_every == 0) || step == total_steps_);
   }
 
   // Test accuracy over the whole test set (shared out among the ranks).

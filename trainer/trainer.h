@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "trainer/models.h"
 #include "trainer/process_group.h"
@@ -27,6 +28,9 @@ struct TrainOptions {
   int threads = 1;     // intra-op threads
   Gemm gemm = Gemm::kOnednn;  // what multiplies the dense layers' matrices
   int64_t eval_every = 0;  // 0 = only after the last step
+  // Also evaluate after these steps; step 0 is the untrained model (chance),
+  // evaluated before the first step and outside the run's wall time.
+  std::vector<int64_t> eval_at;
   int64_t log_every = 50;  // progress line every N steps
   std::string data_dir;    // "" = the Debian package's folder; "synthetic" = generated
   std::string metrics_path;

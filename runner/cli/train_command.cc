@@ -95,6 +95,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--eval-every", options->eval_every,
                   "Evaluate every N steps (0: only at the end)")
       ->capture_default_str();
+  cmd->add_option("--eval-at", options->eval_at,
+                  "Also evaluate after these steps, comma-separated (0: the untrained model)")
+      ->delimiter(',');
   cmd->add_option("--log-every", options->log_every, "Progress line every N steps")
       ->capture_default_str();
   cmd->add_option("--data", options->data_dir,

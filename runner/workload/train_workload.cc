@@ -20,6 +20,7 @@ class TrainWorkload : public Workload {
         {"batch", ParamKind::kInteger},        {"lr", ParamKind::kNumber},
         {"momentum", ParamKind::kNumber},      {"seed", ParamKind::kInteger},
         {"threads", ParamKind::kInteger},      {"eval_every", ParamKind::kInteger},
+        {"eval_at", ParamKind::kString},
         {"timeout_s", ParamKind::kNumber},     {"data", ParamKind::kString},
         {"bucket_cap_mb", ParamKind::kInteger}, {"first_bucket_mb", ParamKind::kInteger},
         {"compute_slowdown", ParamKind::kNumber}, {"slow_rank", ParamKind::kRank},
@@ -47,6 +48,16 @@ class TrainWorkload : public Workload {
       const std::string text = workload.param(key);
       if (!text.empty() && std::stoll(text) < 1)
         throw std::invalid_argument(std::string(key) + " must be at least 1, got " + text);
+    }
+    // eval_at = "0,10,20": steps, comma-separated, as --eval-at takes them.
+    const std::string eval_at = workload.param("eval_at");
+    for (size_t at = 0; !eval_at.empty() && at <= eval_at.size();) {
+      const size_t comma = std::min(eval_at.find(',', at), eval_at.size());
+      const std::string item = eval_at.substr(at, comma - at);
+      if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos)
+        throw std::invalid_argument("eval_at must be steps >= 0 separated by commas, got \"" +
+                                    eval_at + "\"");
+      at = comma + 1;
     }
     const auto number = [&](const char* key, double fallback) {
       const std::string text = workload.param(key);

@@ -2,7 +2,7 @@
 // (`fabriclab train`, trainer/), with the lab's parameters as its flags:
 // key `width` -> `--width 128`, `timeout_s` -> `--timeout`, `_` -> `-`.
 // Parameters: model, width, steps, epochs, batch, lr, momentum, seed,
-// threads, eval_every, timeout_s, data, bucket_cap_mb, first_bucket_mb
+// threads, eval_every, eval_at, timeout_s, data, bucket_cap_mb, first_bucket_mb
 // (labs/SCHEMA.md).
 #pragma once
 

@@ -17,6 +17,6 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [1.034:22.718]
-set ytics (2, 5, 10, 20)
+set yrange [0.428:72.199]
+set ytics (0.5, 1, 2, 5, 10, 20, 50)
 plot 'single.dat' using 1:4 with lines linewidth 2 title 'single: one process, no network'
