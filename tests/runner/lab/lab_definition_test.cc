@@ -33,6 +33,21 @@ TEST_F(LabDefinitionTest, DefaultsAreTrainOnAutoFabricWithTheDefaultCharts) {
   EXPECT_TRUE(lab.exercises.empty());
 }
 
+// Lab 01's climb from chance: extra evaluation steps, as --eval-at takes
+// them; a list that is not steps >= 0 is refused at its line.
+TEST_F(LabDefinitionTest, EvalAtIsAListOfSteps) {
+  const LabDefinition lab =
+      load_lab(write(std::string("[workload]\neval_at = \"0,5,10\"\n") + kScenario));
+  EXPECT_EQ(lab.workload.param("eval_at"), "0,5,10");
+  for (const char* bad : {"0,,5", "-1", "5,x", ","}) {
+    const std::string message =
+        error(std::string("[workload]\neval_at = \"") + bad + "\"\n" + kScenario);
+    EXPECT_NE(message.find("lab.toml:"), std::string::npos) << bad << ": " << message;
+    EXPECT_NE(message.find("eval_at must be steps >= 0 separated by commas"), std::string::npos)
+        << bad << ": " << message;
+  }
+}
+
 TEST_F(LabDefinitionTest, WorkloadTableAndOlderTrainerTableMeanTheSame) {
   const LabDefinition a =
       load_lab(write(std::string("[workload]\nkind = \"train\"\nwidth = 64\nlr = 0.1\n") + kScenario));
