@@ -57,7 +57,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-ProcessIdentity identify_process(pid_t pid) {
+ProcessIdentity identify_process(pid_t pid, bool with_zombie) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat;
   if (!std::getline(in, stat)) return {};
@@ -69,7 +69,7 @@ ProcessIdentity identify_process(pid_t pid) {
   std::string field;
   std::vector<std::string> rest;
   while (fields >> field) rest.push_back(field);
-  if (rest.size() < 20 || rest[0] == "Z" || rest[0] == "X") return {};
+  if (rest.size() < 20 || rest[0] == "X" || (rest[0] == "Z" && !with_zombie)) return {};
   return {pid, std::stoull(rest[19])};
 }
 
@@ -78,7 +78,7 @@ bool process_alive(const ProcessIdentity& process) {
   return now.pid == process.pid && now.start_ticks == process.start_ticks;
 }
 
-std::vector<pid_t> children_of(pid_t pid) {
+std::vector<pid_t> children_of(pid_t pid, bool with_zombies) {
   std::vector<pid_t> children;
   for (const std::string& name : numeric_entries("/proc")) {
     std::ifstream in("/proc/" + name + "/stat");
@@ -90,7 +90,7 @@ std::vector<pid_t> children_of(pid_t pid) {
     std::string state;
     pid_t parent = -1;
     fields >> state >> parent;
-    if (parent == pid && state != "Z") children.push_back(std::stoi(name));
+    if (parent == pid && (with_zombies || state != "Z")) children.push_back(std::stoi(name));
   }
   return children;
 }
@@ -271,7 +271,8 @@ RunState snapshot_run(const NetnsByInode& namespaces, const std::vector<pid_t>& 
     state.qdiscs[path] = qdiscs(path);
   }
   for (pid_t pid : pids) {
-    const ProcessIdentity identity = identify_process(pid);
+    // An ended child its stopped parent has not reaped was there too.
+    const ProcessIdentity identity = identify_process(pid, /*with_zombie=*/true);
     if (identity.pid > 0) state.processes.insert(identity);
   }
   return state;

@@ -32,12 +32,16 @@ struct ProcessIdentity {
 };
 
 // The identity of a live (not zombie) process; pid -1 if there is none.
-ProcessIdentity identify_process(pid_t pid);
+// `with_zombie`: an ended process not yet reaped counts too (it still
+// holds its pid and start time).
+ProcessIdentity identify_process(pid_t pid, bool with_zombie = false);
 // The same process (pid and start time) still exists and is not a zombie.
 bool process_alive(const ProcessIdentity& process);
 
 // The live children of `pid` (by their parent pid in /proc/PID/stat).
-std::vector<pid_t> children_of(pid_t pid);
+// `with_zombies`: also the children that have ended but not been reaped (a
+// stopped parent's, which still hold their pid and start time).
+std::vector<pid_t> children_of(pid_t pid, bool with_zombies = false);
 
 // Network namespaces by nsfs inode, with where each was seen (for messages).
 using NetnsByInode = std::map<ino_t, std::string>;
