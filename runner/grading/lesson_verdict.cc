@@ -28,17 +28,20 @@ std::string missing_scenario(const LessonCheck& check, const LabDefinition& lab,
   return "";
 }
 
-// The scenarios a check reads that did not complete, with their status: why
-// a number is missing ("loss deadline").
-std::string unfinished(const LessonCheck& check, const LabDefinition& lab, const GradedRun& run) {
+// The scenarios a check reads, each with its status ("loss deadline");
+// `unfinished_only`: only those that did not complete -- why a number is
+// missing.
+std::string statuses(const LessonCheck& check, const LabDefinition& lab, const GradedRun& run,
+                     bool unfinished_only) {
   std::string out;
   for (const std::string& name : check_scenarios(check.check, lab.scenario_names())) {
     const RecordedScenario* s = run.scenario(name);
-    if (s && s->status && *s->status == rundir::ScenarioStatus::kCompleted) continue;
+    const bool completed = s && s->status && *s->status == rundir::ScenarioStatus::kCompleted;
+    if (unfinished_only && completed) continue;
     const std::string status = s && s->status ? rundir::to_string(*s->status) : "no status";
     out += (out.empty() ? "" : ", ") + name + " " + status;
   }
-  return out.empty() ? "not measured" : out;
+  return out;
 }
 
 // What the run measured for the check, in a few words.
@@ -51,20 +54,17 @@ std::string measured(const LessonCheck& check, const LabDefinition& lab, const G
                           number_text(numbers->right ? std::optional<double>(*numbers->right / c.scale)
                                                      : std::nullopt))
             : fmt::format("{} {} {}", number_text(numbers->left), c.op, number_text(numbers->right));
-    if (!numbers->left || !numbers->right) out += " (" + unfinished(check, lab, run) + ")";
+    if (!numbers->left || !numbers->right) {
+      const std::string why = statuses(check, lab, run, /*unfinished_only=*/true);
+      out += " (" + (why.empty() ? std::string("not measured") : why) + ")";
+    }
     return out;
   }
   if (c.form == Check::Form::kIs) {
     const Value v = evaluate_recording_path(c.path, lab, run);
     return v.type == Value::Type::kText ? "'" + v.text + "'" : "no word";
   }
-  std::string out;
-  for (const std::string& name : check_scenarios(check.check, lab.scenario_names())) {
-    const RecordedScenario* s = run.scenario(name);
-    const std::string status = s && s->status ? rundir::to_string(*s->status) : "no status";
-    out += (out.empty() ? "" : ", ") + name + " " + status;
-  }
-  return out;
+  return statuses(check, lab, run, /*unfinished_only=*/false);
 }
 
 LessonVerdict judge(const LessonCheck& check, const LabDefinition& lab, const GradedRun& run,
