@@ -11,7 +11,8 @@
 //  (b) no expected answer is written in the lab's README.md: a number as a
 //      table would show it (3 significant digits, a fraction also as a
 //      percentage, a small count with its unit: "3 switches", "no bytes"),
-//      the right option's text of a choice, an ordering's names in order.
+//      the right option's text of a choice or its key heading a bold
+//      answer ("**case-b: a slow worker.**"), an ordering's names in order.
 // (b) is a floor, not a proof: it catches a README that quotes the answer,
 // not one that paraphrases it. Seeded ranks are left to (a): the README
 // cannot know a student's seed.
@@ -155,6 +156,11 @@ std::vector<std::string> answer_forms(const Exercise& ex, const Value& expected)
                                                 ? expected.list
                                                 : std::vector<std::string>{expected.text};
       std::vector<std::string> forms;
+      // A README's answer key reads "**case-b: a slow worker.**".
+      for (const std::string& key : keys) {
+        forms.push_back("**" + key + ":");
+        forms.push_back("**" + key + "**:");
+      }
       for (const ChoiceOption& o : ex.options) {
         // An option of a word or two ("case a") is every README's vocabulary.
         const bool sentence = std::count(o.text.begin(), o.text.end(), ' ') >= 2;
