@@ -55,6 +55,10 @@ struct Exercise {
   Tolerance tolerance;                    // number
   std::vector<ChoiceOption> options;      // choice
   std::string check;                      // property: the check (answer_vocabulary.h)
+  // false: the lab declares that no plausible run changes the expected answer
+  // (from = "recording" or "seed" only); tests that check "no exercise is
+  // answerable without running" list such exercises instead of failing them.
+  bool depends_on_run = true;
   long line = 0;                          // where the table starts in lab.toml
 };
 
