@@ -17,8 +17,8 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [86.496:588.841]
-set ytics (100, 200, 500)
+set yrange [198.674:2923.667]
+set ytics (200, 500, 1000, 2000)
 plot 'clean.dat' using 1:4 with lines linewidth 2 title 'clean: nothing slowed', \
      'long-link.dat' using 1:4 with lines linewidth 2 title 'long-link: one link +10 ms', \
      'flaky-link.dat' using 1:4 with lines linewidth 2 title 'flaky-link: one link +5 ms, 2% loss'
