@@ -26,6 +26,18 @@ std::string first_line(const std::string& path) {
   return line;
 }
 
+// An RDMA netlink socket; a kernel without InfiniBand support has none.
+std::unique_ptr<RtnlSocket> open_rdma_socket(const std::string& doing) {
+  try {
+    return std::make_unique<RtnlSocket>("", NETLINK_RDMA, "RDMA");
+  } catch (const KernelError& e) {
+    if (e.error() != EPROTONOSUPPORT) throw;
+    throw KernelError(doing + ": this kernel has no RDMA support (no NETLINK_RDMA; SoftRoCE "
+                              "needs CONFIG_RDMA_RXE, see `fabriclab doctor`)",
+                      e.error(), "");
+  }
+}
+
 // The device's index (DELLINK takes it), from the kernel's device dump.
 std::optional<uint32_t> device_index(RtnlSocket& socket, const std::string& name) {
   std::optional<uint32_t> index;
@@ -65,33 +77,19 @@ std::string rdma_device_on(const std::string& netdev) {
   return "";
 }
 
-// An RDMA netlink socket; a kernel without InfiniBand support has none.
-static std::unique_ptr<RtnlSocket> open_rdma_socket(const std::string& doing) {
-  try {
-    return std::make_unique<RtnlSocket>("", NETLINK_RDMA, "RDMA");
-  } catch (const KernelError& e) {
-    if (e.error() != EPROTONOSUPPORT) throw;
-    throw KernelError(doing + ": this kernel has no RDMA support (no NETLINK_RDMA; SoftRoCE "
-                              "needs CONFIG_RDMA_RXE, see `fabriclab doctor`)",
-                      e.error(), "");
-  }
-}
-
 void add_rxe_link(const std::string& name, const std::string& netdev) {
   const std::string doing = "rdma link add " + name + " type rxe netdev " + netdev;
-  std::unique_ptr<RtnlSocket> socket_owner = open_rdma_socket(doing);
-  RtnlSocket& socket = *socket_owner;
-  socket.request(build_newlink(name, "rxe", netdev, socket.next_seq()), doing);
+  const std::unique_ptr<RtnlSocket> socket = open_rdma_socket(doing);
+  socket->request(build_newlink(name, "rxe", netdev, socket->next_seq()), doing);
 }
 
 bool delete_rdma_link(const std::string& name) {
   // No such device: do not open the socket (and load ib_core) to find out.
   if (::access((std::string(kClassDir) + "/" + name).c_str(), F_OK) != 0) return false;
-  std::unique_ptr<RtnlSocket> socket_owner = open_rdma_socket("rdma link delete " + name);
-  RtnlSocket& socket = *socket_owner;
-  const std::optional<uint32_t> index = device_index(socket, name);
+  const std::unique_ptr<RtnlSocket> socket = open_rdma_socket("rdma link delete " + name);
+  const std::optional<uint32_t> index = device_index(*socket, name);
   if (!index) return false;
-  socket.request(build_dellink(*index, socket.next_seq()), "rdma link delete " + name);
+  socket->request(build_dellink(*index, socket->next_seq()), "rdma link delete " + name);
   return true;
 }
 
