@@ -87,8 +87,8 @@ void RtnlSocket::open() {
   nl_ = mnl_socket_open(protocol_);
   if (!nl_) {
     const int e = errno;
-    throw KernelError("cannot open a " + family_ + " netlink socket" + where + ": " + strerror(e), e,
-                      "");
+    throw KernelError("cannot open a " + family_ + " netlink socket" + where + ": " + strerror(e),
+                      e, "");
   }
   int one = 1;
   mnl_socket_setsockopt(nl_, NETLINK_EXT_ACK, &one, sizeof one);
@@ -97,7 +97,8 @@ void RtnlSocket::open() {
     int e = errno;
     mnl_socket_close(nl_);
     nl_ = nullptr;
-    throw std::runtime_error("cannot bind a " + family_ + " netlink socket" + where + ": " + strerror(e));
+    throw std::runtime_error("cannot bind a " + family_ + " netlink socket" + where + ": " +
+                             strerror(e));
   }
   portid_ = mnl_socket_get_portid(nl_);
   seq_ = static_cast<uint32_t>(time(nullptr));  // as tc does

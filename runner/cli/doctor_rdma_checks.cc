@@ -43,8 +43,8 @@ CheckResult rdma_rxe() {
     return {CheckStatus::kOk,
             "rdma_rxe is a module of this kernel (loaded on demand by the first `rdma link add`)",
             ""};
-  const std::string where = exists(modules) ? "no rdma_rxe module under " + modules
-                                            : "cannot tell: no " + modules;
+  const std::string where =
+      exists(modules) ? "no rdma_rxe module under " + modules : "cannot tell: no " + modules;
   return {CheckStatus::kWarn, "SoftRoCE unavailable: " + where + " (RoCE runs need it)",
           "a kernel with CONFIG_RDMA_RXE (Debian's and Ubuntu's stock kernels have it); "
           "tests/vm boots one"};

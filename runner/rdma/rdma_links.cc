@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <memory>
 #include <fstream>
+#include <memory>
 #include <optional>
 
 #include "common/rtnl_socket.h"
@@ -32,8 +32,9 @@ std::unique_ptr<RtnlSocket> open_rdma_socket(const std::string& doing) {
     return std::make_unique<RtnlSocket>("", NETLINK_RDMA, "RDMA");
   } catch (const KernelError& e) {
     if (e.error() != EPROTONOSUPPORT) throw;
-    throw KernelError(doing + ": this kernel has no RDMA support (no NETLINK_RDMA; SoftRoCE "
-                              "needs CONFIG_RDMA_RXE, see `fabriclab doctor`)",
+    throw KernelError(doing +
+                          ": this kernel has no RDMA support (no NETLINK_RDMA; SoftRoCE "
+                          "needs CONFIG_RDMA_RXE, see `fabriclab doctor`)",
                       e.error(), "");
   }
 }
@@ -62,8 +63,8 @@ std::vector<RdmaDevice> list_rdma_devices() {
     if (name == "." || name == "..") continue;
     const std::string port = std::string(kClassDir) + "/" + name + "/ports/1";
     // GID 0's interface: rxe's and every RoCE device's netdev.
-    devices.push_back({name, first_line(port + "/gid_attrs/ndevs/0"),
-                       first_line(port + "/link_layer")});
+    devices.push_back(
+        {name, first_line(port + "/gid_attrs/ndevs/0"), first_line(port + "/link_layer")});
   }
   ::closedir(dir);
   std::sort(devices.begin(), devices.end(),

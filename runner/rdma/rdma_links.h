@@ -21,8 +21,8 @@
 namespace fabriclab::runner::rdma {
 
 struct RdmaDevice {
-  std::string name;    // "rxe0"
-  std::string netdev;  // the Ethernet interface under it, "" if none (InfiniBand)
+  std::string name;        // "rxe0"
+  std::string netdev;      // the Ethernet interface under it, "" if none (InfiniBand)
   std::string link_layer;  // "Ethernet", "InfiniBand"
 };
 

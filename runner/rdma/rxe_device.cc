@@ -10,8 +10,7 @@ namespace fabriclab::runner::rdma {
 
 std::string rxe_device_name(const std::string& netdev) { return "fabriclab_" + netdev; }
 
-RxeDevice::RxeDevice(const std::string& netdev, Ledger* ledger)
-    : netdev_(netdev), ledger_(ledger) {
+RxeDevice::RxeDevice(const std::string& netdev, Ledger* ledger) : netdev_(netdev), ledger_(ledger) {
   const std::string existing = rdma_device_on(netdev);
   if (!existing.empty()) {
     name_ = existing;
@@ -21,7 +20,8 @@ RxeDevice::RxeDevice(const std::string& netdev, Ledger* ledger)
   name_ = rxe_device_name(netdev);
   // Recorded before it exists: a SIGKILL between the two leaves an entry
   // whose device is absent, which cleanup reports and drops.
-  if (ledger_) entry_ = ledger_->record({{"kind", "rdma_link"}, {"name", name_}, {"netdev", netdev}});
+  if (ledger_)
+    entry_ = ledger_->record({{"kind", "rdma_link"}, {"name", name_}, {"netdev", netdev}});
   try {
     add_rxe_link(name_, netdev);
   } catch (...) {
@@ -38,8 +38,8 @@ RxeDevice::~RxeDevice() {
     delete_rdma_link(name_);
     if (ledger_) ledger_->forget(entry_);
   } catch (const std::exception& e) {
-    spdlog::warn("cannot remove RDMA device {} ({}); `fabriclab cleanup` will: {}", name_,
-                 netdev_, e.what());
+    spdlog::warn("cannot remove RDMA device {} ({}); `fabriclab cleanup` will: {}", name_, netdev_,
+                 e.what());
   }
 }
 

@@ -38,7 +38,7 @@ class RxeDevice {
   RxeDevice(const RxeDevice&) = delete;
   RxeDevice& operator=(const RxeDevice&) = delete;
 
-  const std::string& name() const { return name_; }        // what verbs programs open (-d)
+  const std::string& name() const { return name_; }  // what verbs programs open (-d)
   const std::string& netdev() const { return netdev_; }
   bool created() const { return created_; }  // false: the interface's own device, used as is
 

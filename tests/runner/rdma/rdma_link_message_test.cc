@@ -43,10 +43,14 @@ std::optional<Bytes> message_of(const std::string& line, const std::string& type
   uint16_t flags = 0;
   std::stringstream words(m[3].str());
   for (std::string w; std::getline(words, w, '|');) {
-    if (w == "NLM_F_REQUEST") flags |= NLM_F_REQUEST;
-    else if (w == "NLM_F_ACK") flags |= NLM_F_ACK;
-    else if (w == "NLM_F_DUMP") flags |= NLM_F_DUMP;
-    else flags |= static_cast<uint16_t>(std::stoul(w, nullptr, 16));
+    if (w == "NLM_F_REQUEST")
+      flags |= NLM_F_REQUEST;
+    else if (w == "NLM_F_ACK")
+      flags |= NLM_F_ACK;
+    else if (w == "NLM_F_DUMP")
+      flags |= NLM_F_DUMP;
+    else
+      flags |= static_cast<uint16_t>(std::stoul(w, nullptr, 16));
   }
   Bytes bytes(16, 0);
   std::memcpy(bytes.data(), &len, 4);
@@ -135,7 +139,9 @@ bool kernel_has_rdma_netlink(std::string* why) {
 
 // A veth pair in the initial namespace for the device; removed at the end.
 struct Veth {
-  Veth() { ok = std::system("ip link add flrd0 type veth peer name flrd1 && ip link set flrd0 up") == 0; }
+  Veth() {
+    ok = std::system("ip link add flrd0 type veth peer name flrd1 && ip link set flrd0 up") == 0;
+  }
   ~Veth() { std::system("ip link del flrd0 2>/dev/null"); }
   bool ok = false;
 };
@@ -150,7 +156,8 @@ TEST(RdmaLinkLive, RdmaToolSendsOurBytesOnThisKernel) {
   const auto devices = list_rdma_devices();
   uint32_t index = 0;
   bool found = false;
-  for (const RdmaDevice& d : devices) found = found || (d.name == "fltest_rd" && d.netdev == "flrd0");
+  for (const RdmaDevice& d : devices)
+    found = found || (d.name == "fltest_rd" && d.netdev == "flrd0");
   ASSERT_TRUE(found) << "rdma link add did not make fltest_rd on flrd0:\n" << added;
   const std::string deleted = run(strace + "rdma link delete fltest_rd");
   const auto add = find_message(added, "1403");
