@@ -76,11 +76,20 @@ RtnlSocket::RtnlSocket(int netns_fd, std::string netns_label) : netns_(std::move
   open();
 }
 
+RtnlSocket::RtnlSocket(const std::string& netns, int protocol, std::string family)
+    : netns_(netns), protocol_(protocol), family_(std::move(family)) {
+  ScopedNetns inside(netns);
+  open();
+}
+
 void RtnlSocket::open() {
   const std::string where = netns_.empty() ? "" : " in network namespace '" + netns_ + "'";
-  nl_ = mnl_socket_open(NETLINK_ROUTE);
-  if (!nl_)
-    throw std::runtime_error("cannot open a route netlink socket" + where + ": " + strerror(errno));
+  nl_ = mnl_socket_open(protocol_);
+  if (!nl_) {
+    const int e = errno;
+    throw KernelError("cannot open a " + family_ + " netlink socket" + where + ": " + strerror(e),
+                      e, "");
+  }
   int one = 1;
   mnl_socket_setsockopt(nl_, NETLINK_EXT_ACK, &one, sizeof one);
   mnl_socket_setsockopt(nl_, NETLINK_CAP_ACK, &one, sizeof one);
@@ -88,7 +97,8 @@ void RtnlSocket::open() {
     int e = errno;
     mnl_socket_close(nl_);
     nl_ = nullptr;
-    throw std::runtime_error("cannot bind a route netlink socket" + where + ": " + strerror(e));
+    throw std::runtime_error("cannot bind a " + family_ + " netlink socket" + where + ": " +
+                             strerror(e));
   }
   portid_ = mnl_socket_get_portid(nl_);
   seq_ = static_cast<uint32_t>(time(nullptr));  // as tc does

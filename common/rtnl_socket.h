@@ -53,6 +53,11 @@ class RtnlSocket {
   // In the namespace `netns_fd` refers to (< 0: the caller's); `netns_label`
   // names it in messages (e.g. "fl-3fa2c1-r0").
   RtnlSocket(int netns_fd, std::string netns_label);
+  // Another netlink family with the same request/ack/dump rules, e.g.
+  // NETLINK_RDMA (runner/rdma/); `family` names it in messages ("RDMA").
+  // Throws KernelError with the errno of socket() (EPROTONOSUPPORT: the
+  // kernel has no such family) or std::runtime_error for a failed bind.
+  RtnlSocket(const std::string& netns, int protocol, std::string family);
   ~RtnlSocket();
   RtnlSocket(const RtnlSocket&) = delete;
   RtnlSocket& operator=(const RtnlSocket&) = delete;
@@ -86,6 +91,8 @@ class RtnlSocket {
   uint32_t portid_ = 0;
   uint32_t seq_ = 0;
   std::string netns_;
+  int protocol_ = 0;  // NETLINK_ROUTE unless another family was asked for
+  std::string family_ = "route";
 };
 
 }  // namespace fabriclab

@@ -64,6 +64,11 @@ test_packages=(
   # the VM tests (tests/vm/): QEMU boots Debian's stock kernel, which has
   # sch_netem, around a static busybox; kmod resolves its modules
   qemu-system-x86 busybox-static
+  # RoCE in the VM pair (tests/vm/roce-checks.sh, doc/roce.md): the rdma
+  # tool is iproute2's; rdma-core and ibverbs-providers the verbs library and
+  # its rxe provider, the real clients perftest (ib_write_bw), ibverbs-utils
+  # (ibv_rc_pingpong -c: checked data) and rdmacm-utils (rping)
+  rdma-core ibverbs-providers ibverbs-utils perftest rdmacm-utils
   # the package test (tests/package/): a clean Debian root to install the
   # .deb into
   debootstrap

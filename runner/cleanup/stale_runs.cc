@@ -14,6 +14,7 @@
 #include "runner/ledger/ledger.h"
 #include "runner/process/process.h"
 #include "runner/process/recorded_process.h"
+#include "runner/rdma/rxe_device.h"
 #include "runner/topology/network_namespace.h"
 
 namespace fabriclab::runner {
@@ -37,10 +38,18 @@ std::string clean_netns(const nlohmann::json& entry, const CleanupContext& conte
   return remove_netns_mount(path, entry.value("inode", static_cast<ino_t>(0)), context.dry_run);
 }
 
+// A SoftRoCE device a host-mode run created on a real interface
+// (runner/rdma/rxe_device.h).
+std::string clean_rdma_link(const nlohmann::json& entry, const CleanupContext& context) {
+  return rdma::remove_rxe_device(entry.at("name").get<std::string>(),
+                                 entry.value("netdev", std::string()), context.dry_run);
+}
+
 std::map<std::string, CleanupHandler>& handlers() {
   static std::map<std::string, CleanupHandler> table = {
       {"process", clean_process},
       {"netns", clean_netns},
+      {"rdma_link", clean_rdma_link},
   };
   return table;
 }

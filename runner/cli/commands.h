@@ -40,6 +40,7 @@ void add_list_command(CLI::App& app);
 void add_netem_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);
 void add_cleanup_command(CLI::App& app);
+void add_rxe_command(CLI::App& app);  // `rxe --iface IF -- COMMAND`: a SoftRoCE device for COMMAND
 void add_grade_command(CLI::App& app);
 void add_progress_command(CLI::App& app);
 void add_replay_command(CLI::App& app);

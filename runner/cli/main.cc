@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   fabriclab::cli::add_netem_command(app);
   fabriclab::cli::add_doctor_command(app);
   fabriclab::cli::add_cleanup_command(app);
+  fabriclab::cli::add_rxe_command(app);
   fabriclab::cli::add_grade_command(app);
   fabriclab::cli::add_progress_command(app);
   fabriclab::cli::add_replay_command(app);

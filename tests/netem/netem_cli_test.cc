@@ -126,7 +126,8 @@ TEST(DoctorCli, ListsEveryCheckAndExitsByTheRequiredOnes) {
     if (c["required"] && c["status"] == "FAIL") required_failed = true;
   }
   for (const char* n : {"privileges", "sch_netem", "userspace backend", "impairment backend", "tc",
-                        "strace", "ping", "iperf3", "dataset", "matrix products"})
+                        "strace", "ping", "iperf3", "dataset", "matrix products", "rdma_rxe",
+                        "RDMA devices"})
     EXPECT_TRUE(names.count(n)) << n;
   EXPECT_EQ(r.status, required_failed ? 1 : 0);
   CliRun text = fabriclab("doctor");
