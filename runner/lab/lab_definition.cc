@@ -752,8 +752,13 @@ LabDefinition load_lab_with(const std::string& lab_toml, bool quick, const Condi
       try {
         load_lab_with(lab_toml, quick, other, false);
       } catch (const InputError& e) {
-        throw InputError(std::string(e.what()) + " (when the seed draws " + d.name + " = \"" +
-                         c.text + "\", the [[draw]] at line " + std::to_string(d.line) + ")");
+        // Which choice, on the message's first line (a setting's error may
+        // go on with a caret under the offending word).
+        std::string message = e.what();
+        const std::string which = " (when the seed draws " + d.name + " = \"" + c.text +
+                                  "\", the [[draw]] at line " + std::to_string(d.line) + ")";
+        message.insert(std::min(message.find('\n'), message.size()), which);
+        throw InputError(message);
       }
     }
   }
