@@ -114,7 +114,13 @@ Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
                               const GradedRun& rec) {
   if (const auto ratio = parse_path_ratio(text)) {
     const Value top = evaluate_recording_path(ratio->numerator, lab, rec);
-    const Value bottom = evaluate_recording_path(ratio->denominator, lab, rec);
+    Value bottom;
+    if (const auto divisor = literal_number(ratio->denominator)) {
+      bottom.type = Value::Type::kNumber;
+      bottom.number = *divisor;
+    } else {
+      bottom = evaluate_recording_path(ratio->denominator, lab, rec);
+    }
     Value v;  // null when either has no number (a stalled scenario's) or the divisor is 0
     if (top.type == Value::Type::kNumber && bottom.type == Value::Type::kNumber &&
         bottom.number != 0) {

@@ -180,9 +180,21 @@ std::optional<PathRatio> parse_path_ratio(const std::string& text) {
   return ratio;
 }
 
+std::optional<double> literal_number(const std::string& text) {
+  static const std::regex kNumber(R"([0-9]+(\.[0-9]+)?)");
+  if (!std::regex_match(text, kNumber)) return std::nullopt;
+  return std::stod(text);
+}
+
 PathType validate_recording_path(const std::string& text) {
   if (const auto ratio = parse_path_ratio(text)) {
-    for (const std::string& part : {ratio->numerator, ratio->denominator})
+    if (validate_recording_path(ratio->numerator) != PathType::kNumber)
+      throw std::invalid_argument("'" + text + "': '" + ratio->numerator + "' is not a number");
+    if (const auto divisor = literal_number(ratio->denominator)) {
+      if (*divisor <= 0) throw std::invalid_argument("'" + text + "': expected a divisor above 0");
+      return PathType::kNumber;
+    }
+    for (const std::string& part : {ratio->denominator})
       if (validate_recording_path(part) != PathType::kNumber)
         throw std::invalid_argument("'" + text + "': '" + part + "' is not a number");
     return PathType::kNumber;
@@ -201,6 +213,7 @@ std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenar
 ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scenarios) {
   if (const auto ratio = parse_path_ratio(text)) {
     ScenarioNames out = path_scenarios(ratio->numerator, scenarios);
+    if (literal_number(ratio->denominator)) return out;
     for (const std::string& s : path_scenarios(ratio->denominator, scenarios))
       if (!has_scenario(out, s)) out.push_back(s);
     return out;
@@ -291,9 +304,9 @@ void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
             "a rank from the recording is not in the vocabulary yet; use from = \"seed\"");
       }
       const auto ratio = parse_path_ratio(ex.value);
-      for (const std::string& part :
-           ratio ? std::vector<std::string>{ratio->numerator, ratio->denominator}
-                 : std::vector<std::string>{ex.value}) {
+      std::vector<std::string> parts = {ratio ? ratio->numerator : ex.value};
+      if (ratio && !literal_number(ratio->denominator)) parts.push_back(ratio->denominator);
+      for (const std::string& part : parts) {
         const RecordingPath path = parse_recording_path(part);
         if (path.what == "reaches" && sweep_scenarios(path.sweep, scenarios).size() < 2)
           throw std::invalid_argument("the lab has no sweep '" + path.sweep +

@@ -35,6 +35,7 @@
 //     conditions.NAME                 number: the run's drawn choice of [[draw]] NAME
 //                                     ("75ms" -> 75; draw.h), from run.json `conditions`
 //     PATH / [K x] PATH2              number or null: PATH divided by K times PATH2
+//                                     (PATH2 may be a number: "/ 200")
 //                                     (null when either is null or the divisor 0):
 //                                     "scenario.latency.result.median_network_ms /
 //                                     2 x conditions.added_latency", round trips
@@ -110,6 +111,8 @@ struct PathRatio {
   std::string denominator;
 };
 std::optional<PathRatio> parse_path_ratio(const std::string& text);
+// A divisor written as a number ("/ 200"), or nullopt for a path.
+std::optional<double> literal_number(const std::string& text);
 PathType validate_recording_path(const std::string& text);
 // The scenario a parsed path reads: its own, else the lab's first.
 std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenarios);

@@ -187,20 +187,37 @@ void fill_conditions(const std::string& path, toml::table& root, const std::vect
     if (key.str() != "draw") filler.node(value);
 }
 
+namespace {
+
+// "added_latency", "75ms" -> "added latency 75 ms".
+std::string condition_words(const std::string& name, const std::string& text) {
+  DrawChoice c;
+  c.text = text;
+  split_number(c);
+  std::string words = name;
+  for (char& ch : words)
+    if (ch == '_') ch = ' ';
+  std::string value = c.text;
+  if (c.number && !c.unit.empty() && c.unit != "%")
+    value = c.text.substr(0, c.text.size() - c.unit.size()) + " " + c.unit;
+  return words + " " + value;
+}
+
+}  // namespace
+
 std::string conditions_text(const std::vector<Draw>& draws, const Conditions& conditions) {
   std::string out;
   for (const Draw& d : draws) {
     const auto it = conditions.find(d.name);
-    if (it == conditions.end()) continue;
-    const DrawChoice& c = d.choices[d.index_of(it->second).value_or(0)];
-    std::string name = d.name;
-    for (char& ch : name)
-      if (ch == '_') ch = ' ';
-    std::string value = c.text;
-    if (c.number && !c.unit.empty() && c.unit != "%")
-      value = c.text.substr(0, c.text.size() - c.unit.size()) + " " + c.unit;
-    out += (out.empty() ? "" : ", ") + name + " " + value;
+    if (it != conditions.end()) out += (out.empty() ? "" : ", ") + condition_words(d.name, it->second);
   }
+  return out;
+}
+
+std::string recorded_conditions_text(const nlohmann::json& value) {
+  std::string out;
+  for (const auto& [name, text] : conditions_from_json(value))
+    out += (out.empty() ? "" : ", ") + condition_words(name, text);
   return out;
 }
 

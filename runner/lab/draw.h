@@ -69,6 +69,9 @@ void fill_conditions(const std::string& path, toml::table& root, const std::vect
 // "added latency 75 ms, low loss 0.2" (a name's '_' as spaces, a number
 // and its unit apart); "" without draws.
 std::string conditions_text(const std::vector<Draw>& draws, const Conditions& conditions);
+// The same from a recording's run.json `conditions` alone (names in
+// alphabetical order): what a replay's summary says.
+std::string recorded_conditions_text(const nlohmann::json& value);
 
 // run.json `conditions`: {"added_latency": "75ms"}, a number choice as a
 // number. And back: a recording's conditions (absent or null: none).
