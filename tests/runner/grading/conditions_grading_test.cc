@@ -58,11 +58,11 @@ TEST_F(ConditionsGrading, TheRecordedLatencyChangesTheKey) {
   const LabDefinition as_run = lab_for_run(lab, plain);
   EXPECT_EQ(as_run.conditions.at("added_latency"), "100ms");
   EXPECT_NEAR(expected("round-trips-latency", as_run, plain), 405.92 / 200, 0.01);
-  // The same numbers recorded at 75 ms: the key is 406 / 150.
-  const GradedRun drawn = recording_with({{"added_latency", "75ms"}});
+  // The same numbers recorded at 125 ms: the key is 406 / 250.
+  const GradedRun drawn = recording_with({{"added_latency", "125ms"}});
   const LabDefinition as_drawn = lab_for_run(lab, drawn);
-  EXPECT_EQ(as_drawn.scenarios[1].impair(), "delay 75ms");
-  EXPECT_NEAR(expected("round-trips-latency", as_drawn, drawn), 405.92 / 150, 0.01);
+  EXPECT_EQ(as_drawn.scenarios[1].impair(), "delay 125ms");
+  EXPECT_NEAR(expected("round-trips-latency", as_drawn, drawn), 405.92 / 250, 0.01);
   // A ratio of two recorded numbers does not read the conditions.
   EXPECT_NEAR(expected("loss-over-latency", as_drawn, drawn), 7.865 / 2.2516, 0.01);
 }
