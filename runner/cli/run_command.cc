@@ -120,7 +120,7 @@ void add_run_command(CLI::App& app) {
                          " is a host-mode option: it needs --hosts or --hosts-file");
     }
     if (host_mode && seed->count() > 0)
-      throw InputError("--seed: in host mode the lead draws the run's seed");
+      throw InputError("--seed: in host mode the lead draws the run's seed (expected --seed on a run without --hosts)");
     if (host_mode && flags->iface.empty())
       throw InputError(std::string(flags->hosts.empty() ? "--hosts-file" : "--hosts") +
                        ": host mode needs --iface, this host's lab interface (ip -br addr)");
