@@ -52,15 +52,18 @@ void write_template(const runner::LabDefinition& lab, const std::string& recordi
 }
 
 void run_grade(const GradeOptions& o) {
-  const runner::LabDefinition lab = runner::load_lab(runner::find_lab_file(o.labs_dir, o.lab));
-  if (lab.exercises.empty())
-    throw InputError(lab.path + ": lab " + lab.id + " has no [[exercise]] tables; expected at least one to grade");
+  const runner::LabDefinition lab_file =
+      runner::load_lab(runner::find_lab_file(o.labs_dir, o.lab));
+  if (lab_file.exercises.empty())
+    throw InputError(lab_file.path + ": lab " + lab_file.id + " has no [[exercise]] tables; expected at least one to grade");
   const std::string dir =
-      o.recording.empty() ? grading::newest_run_dir(o.runs_dir, lab.id) : o.recording;
+      o.recording.empty() ? grading::newest_run_dir(o.runs_dir, lab_file.id) : o.recording;
   const grading::GradedRun rec = grading::load_graded_run(dir);
-  if (rec.lab_id != lab.id) {
-    throw InputError(dir + ": a recording of lab " + rec.lab_id + ", not of lab " + lab.id);
+  if (rec.lab_id != lab_file.id) {
+    throw InputError(dir + ": a recording of lab " + rec.lab_id + ", not of lab " + lab_file.id);
   }
+  // The lab as this run drew it: the student's own conditions (draw.h).
+  const runner::LabDefinition lab = grading::lab_for_run(lab_file, rec);
   const std::string answers_path =
       o.answers.empty() ? (fs::path(dir) / "answers.toml").string() : o.answers;
   if (o.init) {

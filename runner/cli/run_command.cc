@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <random>
 
 #include "common/input_error.h"
 #include "netem/impairment.h"
@@ -55,6 +56,7 @@ void add_run_command(CLI::App& app) {
     int host_index = -1;
     int ranks_per_host = 0;
     int port = 29400;
+    uint64_t seed = 0;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd =
@@ -71,6 +73,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--output", flags->output, "Run directories go below this folder")
       ->capture_default_str();
   cmd->add_flag("--no-charts", flags->no_charts, "Do not draw charts in the terminal");
+  auto* seed = cmd->add_option("--seed", flags->seed,
+                               "The run's seed (run.json `seed`) instead of a random one: it draws "
+                               "your conditions and ranks, so a seed repeats a run's draw");
   auto* hosts = cmd->add_option("--hosts", flags->hosts,
                                 "Host mode: the lab hosts' addresses, A,B[,...]; the first leads. "
                                 "Run the same command on every host")
@@ -107,13 +112,15 @@ void add_run_command(CLI::App& app) {
       "Example: fabriclab run 02 --quick --scenario clean --scenario latency\n"
       "Host mode: fabriclab run 02 --hosts 192.168.56.11,192.168.56.12 --iface eth1   (on both)\n"
       "           fabriclab run 05 --hosts A,B,C,D --iface eth1   (on all four)");
-  cmd->callback([flags, host_options] {
+  cmd->callback([flags, host_options, seed] {
     const bool host_mode = !flags->hosts.empty() || !flags->hosts_file.empty();
     for (const CLI::Option* option : host_options) {
       if (option->count() > 0 && !host_mode)
         throw InputError(option->get_name() +
                          " is a host-mode option: it needs --hosts or --hosts-file");
     }
+    if (host_mode && seed->count() > 0)
+      throw InputError("--seed: in host mode the lead draws the run's seed (expected --seed on a run without --hosts)");
     if (host_mode && flags->iface.empty())
       throw InputError(std::string(flags->hosts.empty() ? "--hosts-file" : "--hosts") +
                        ": host mode needs --iface, this host's lab interface (ip -br addr)");
@@ -126,7 +133,7 @@ void add_run_command(CLI::App& app) {
     options.output_dir = flags->output;
     options.charts_in_terminal = !flags->no_charts;
     // Loaded once, here: a bad lab file is exit 2 before anything starts.
-    const runner::LabDefinition lab = runner::load_lab(lab_file, options.quick);
+    runner::LabDefinition lab = runner::load_lab(lab_file, options.quick);
     require_writable_folder("--output", flags->output);
     if (host_mode) {
       // A real interface: no user namespace (it would hide the interface).
@@ -142,6 +149,12 @@ void add_run_command(CLI::App& app) {
       if (code != 0) throw CommandExit{code};
       return;
     }
+    // The seed draws the student's conditions (draw.h) before anything
+    // runs; host mode runs every draw's first choice (the lead's seed is
+    // drawn later, on the lead).
+    options.seed = seed->count() > 0 ? flags->seed : std::random_device{}();
+    if (!lab.draws.empty())
+      lab = runner::load_lab(lab_file, options.quick, runner::draw_conditions(lab.draws, *options.seed));
     // Must come before anything starts a thread (the kernel requires it).
     std::string why;
     const auto mode = runner::enter_rootless_namespace_if_needed(&why);

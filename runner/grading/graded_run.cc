@@ -124,4 +124,11 @@ std::string newest_run_dir(const std::string& runs_dir, const std::string& lab_i
                    "/ (run `fabriclab run " + lab_id + "` first, or pass --recording DIR)");
 }
 
+LabDefinition lab_for_run(const LabDefinition& lab, const GradedRun& rec) {
+  if (lab.draws.empty()) return lab;
+  const Conditions recorded = conditions_from_json(rec.run.value("conditions", nlohmann::json()));
+  if (recorded.empty()) return lab;  // every first choice: what load_lab() gave
+  return load_lab(lab.path, false, recorded);
+}
+
 }  // namespace fabriclab::runner::grading

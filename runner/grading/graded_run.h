@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/lab/lab_definition.h"
 #include "runner/rundir/run_reader.h"
 
 namespace fabriclab::runner::grading {
@@ -53,6 +54,12 @@ struct GradedRun {
 };
 
 GradedRun load_graded_run(const std::string& dir);
+
+// The lab as this run drew it: `lab` loaded again with run.json's
+// `conditions` (labs/SCHEMA.md, "Per-student conditions"; a recording
+// without them ran every draw's first choice). `lab` itself when it draws
+// nothing. InputError (exit 2) for conditions the lab does not offer.
+LabDefinition lab_for_run(const LabDefinition& lab, const GradedRun& rec);
 
 // The newest run directory of lab `lab_id` under `runs_dir`: the
 // lexicographically last `<lab_id>-*` folder holding a run.json (run folders

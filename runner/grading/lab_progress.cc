@@ -63,7 +63,8 @@ void add_run_and_grade(const LabDefinition& lab, const std::string& runs_dir, La
   try {
     // The grader's own path (`fabriclab grade NN`), so progress and grade
     // never disagree on a score.
-    const GradeReport report = grade(lab, rec, load_answers(answers_path, lab));
+    const LabDefinition drawn = lab_for_run(lab, rec);  // the student's own conditions
+    const GradeReport report = grade(drawn, rec, load_answers(answers_path, drawn));
     LabGradeSummary g{answers_path, report.score, report.max_score, {}};
     for (const ExerciseGrade& e : report.grades)
       if (!e.passed) g.failing.push_back(e.id);

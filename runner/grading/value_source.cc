@@ -112,8 +112,33 @@ Value sweep_crossing(const RecordingPath& path, const LabDefinition& lab, const 
 
 Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
                               const GradedRun& rec) {
+  if (const auto ratio = parse_path_ratio(text)) {
+    const Value top = evaluate_recording_path(ratio->numerator, lab, rec);
+    Value bottom;
+    if (const auto divisor = literal_number(ratio->denominator)) {
+      bottom.type = Value::Type::kNumber;
+      bottom.number = *divisor;
+    } else {
+      bottom = evaluate_recording_path(ratio->denominator, lab, rec);
+    }
+    Value v;  // null when either has no number (a stalled scenario's) or the divisor is 0
+    if (top.type == Value::Type::kNumber && bottom.type == Value::Type::kNumber &&
+        bottom.number != 0) {
+      v.type = Value::Type::kNumber;
+      v.number = top.number / (ratio->scale * bottom.number);
+    }
+    return v;
+  }
   const RecordingPath path = parse_recording_path(text);
   Value v;
+  if (path.what == "conditions") {
+    // The lab was loaded with the recording's conditions (lab_for_run(), graded_run.h).
+    const auto number = lab.condition_number(path.field);
+    if (!number) throw DeriveError("the lab draws no number called '" + path.field + "'");
+    v.type = Value::Type::kNumber;
+    v.number = *number;
+    return v;
+  }
   if (path.what == "ordered_by") {
     std::vector<std::pair<double, std::string>> rows;
     for (const RecordedScenario& s : rec.scenarios) {

@@ -92,8 +92,14 @@ RecordingPath parse_recording_path(const std::string& text) {
       R"((idle_usd_per_hour|stall_usd)@gpus=([0-9]+(?:\.[0-9]+)?),usd=([0-9]+(?:\.[0-9]+)?))");
   static const std::regex kReaches(
       R"(sweep\.([a-z0-9_]+)\.result\.([a-z0-9_]+)@reaches=([0-9]+(?:\.[0-9]+)?))");
+  static const std::regex kCondition(R"(conditions\.([a-z][a-z0-9_]*))");
   std::smatch m;
   RecordingPath path;
+  if (std::regex_match(text, m, kCondition)) {  // the lab checks the name (lab_definition.cc)
+    path.what = "conditions";
+    path.field = m[1];
+    return path;
+  }
   if (std::regex_match(text, m, kReaches)) {
     path.what = "reaches";
     path.sweep = m[1];
@@ -159,12 +165,40 @@ RecordingPath parse_recording_path(const std::string& text) {
         "scenarios.ordered_by.result.FIELD, sweep.NAME.result.FIELD@reaches=L, "
         "[scenario.NAME.]sync_s@params=P,dtype=fp32|bf16,gbps=G,nics=K, "
         "[scenario.NAME.]idle_s_per_gpu_hour|extra_ms|steps_per_hour|stall_ms, "
-        "[scenario.NAME.]idle_usd_per_hour|stall_usd@gpus=N,usd=P)");
+        "[scenario.NAME.]idle_usd_per_hour|stall_usd@gpus=N,usd=P, conditions.NAME, "
+        "PATH / [K x] PATH)");
   }
   return path;
 }
 
+std::optional<PathRatio> parse_path_ratio(const std::string& text) {
+  static const std::regex kRatio(R"((\S+) / (([0-9]+(\.[0-9]+)?) x )?(\S+))");
+  std::smatch m;
+  if (!std::regex_match(text, m, kRatio)) return std::nullopt;
+  PathRatio ratio{m[1], m[3].matched ? std::stod(m[3]) : 1.0, m[5]};
+  if (ratio.scale <= 0) throw std::invalid_argument("'" + text + "': expected K > 0 in 'K x PATH'");
+  return ratio;
+}
+
+std::optional<double> literal_number(const std::string& text) {
+  static const std::regex kNumber(R"([0-9]+(\.[0-9]+)?)");
+  if (!std::regex_match(text, kNumber)) return std::nullopt;
+  return std::stod(text);
+}
+
 PathType validate_recording_path(const std::string& text) {
+  if (const auto ratio = parse_path_ratio(text)) {
+    if (validate_recording_path(ratio->numerator) != PathType::kNumber)
+      throw std::invalid_argument("'" + text + "': '" + ratio->numerator + "' is not a number");
+    if (const auto divisor = literal_number(ratio->denominator)) {
+      if (*divisor <= 0) throw std::invalid_argument("'" + text + "': expected a divisor above 0");
+      return PathType::kNumber;
+    }
+    for (const std::string& part : {ratio->denominator})
+      if (validate_recording_path(part) != PathType::kNumber)
+        throw std::invalid_argument("'" + text + "': '" + part + "' is not a number");
+    return PathType::kNumber;
+  }
   const RecordingPath path = parse_recording_path(text);
   if (path.what == "status") return PathType::kText;
   if (path.what == "ordered_by") return PathType::kList;
@@ -177,7 +211,15 @@ std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenar
 }
 
 ScenarioNames path_scenarios(const std::string& text, const ScenarioNames& scenarios) {
+  if (const auto ratio = parse_path_ratio(text)) {
+    ScenarioNames out = path_scenarios(ratio->numerator, scenarios);
+    if (literal_number(ratio->denominator)) return out;
+    for (const std::string& s : path_scenarios(ratio->denominator, scenarios))
+      if (!has_scenario(out, s)) out.push_back(s);
+    return out;
+  }
   const RecordingPath path = parse_recording_path(text);
+  if (path.what == "conditions") return {};
   if (path.what == "ordered_by") return scenarios;
   if (path.what == "reaches") return sweep_scenarios(path.sweep, scenarios);
   ScenarioNames out = {path_scenario(path, scenarios)};
@@ -261,10 +303,16 @@ void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
         throw std::invalid_argument(
             "a rank from the recording is not in the vocabulary yet; use from = \"seed\"");
       }
-      const RecordingPath path = parse_recording_path(ex.value);
-      if (path.what == "reaches" && sweep_scenarios(path.sweep, scenarios).size() < 2)
-        throw std::invalid_argument("the lab has no sweep '" + path.sweep +
-                                    "' of at least two points (scenarios " + path.sweep + "-...)");
+      const auto ratio = parse_path_ratio(ex.value);
+      std::vector<std::string> parts = {ratio ? ratio->numerator : ex.value};
+      if (ratio && !literal_number(ratio->denominator)) parts.push_back(ratio->denominator);
+      for (const std::string& part : parts) {
+        const RecordingPath path = parse_recording_path(part);
+        if (path.what == "reaches" && sweep_scenarios(path.sweep, scenarios).size() < 2)
+          throw std::invalid_argument("the lab has no sweep '" + path.sweep +
+                                      "' of at least two points (scenarios " + path.sweep +
+                                      "-...)");
+      }
       for (const std::string& s : path_scenarios(ex.value, scenarios)) {
         if (!has_scenario(scenarios, s))
           throw std::invalid_argument(no_scenario(s, scenarios));

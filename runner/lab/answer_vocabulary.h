@@ -32,6 +32,13 @@
 //                                     reaches L, linearly interpolated between
 //                                     the two points around it; null when no
 //                                     point reaches it (common/sweep_crossing.h)
+//     conditions.NAME                 number: the run's drawn choice of [[draw]] NAME
+//                                     ("75ms" -> 75; draw.h), from run.json `conditions`
+//     PATH / [K x] PATH2              number or null: PATH divided by K times PATH2
+//                                     (PATH2 may be a number: "/ 200")
+//                                     (null when either is null or the divisor 0):
+//                                     "scenario.latency.result.median_network_ms /
+//                                     2 x conditions.added_latency", round trips
 //   (without "scenario.NAME." the lab's first scenario is meant)
 //   lab values (from = "lab")
 //     params | grad_bytes | grad_bytes_bf16 | ring_bytes_per_rank   numbers
@@ -79,7 +86,7 @@ using ScenarioNames = std::vector<std::string>;
 struct RecordingPath {
   std::string scenario;  // empty: the lab's first scenario
   std::string what;  // result | status | steps_completed | eval | start | final | ordered_by | sync_s
-                     // | cost | reaches
+                     // | cost | reaches | conditions (field: the draw's name)
   std::string field;
   long step = 0;
   // sync_s: the model, its number format and the links it is moved over.
@@ -97,6 +104,15 @@ struct RecordingPath {
 enum class PathType { kNumber, kText, kList };
 
 RecordingPath parse_recording_path(const std::string& text);
+// "A / [K x] B" taken apart; nullopt when `text` is one path.
+struct PathRatio {
+  std::string numerator;
+  double scale = 1;
+  std::string denominator;
+};
+std::optional<PathRatio> parse_path_ratio(const std::string& text);
+// A divisor written as a number ("/ 200"), or nullopt for a path.
+std::optional<double> literal_number(const std::string& text);
 PathType validate_recording_path(const std::string& text);
 // The scenario a parsed path reads: its own, else the lab's first.
 std::string path_scenario(const RecordingPath& path, const ScenarioNames& scenarios);

@@ -518,7 +518,7 @@ bool is_lab_folder(const fs::path& dir) {
 void check_top_level(const LabReader& r, const toml::table& root) {
   r.reject_unknown(root,
                    {"lab", "workload", "trainer", "topology", "report", "quick", "scenario",
-                    "exercise", "sweep", "lesson"},
+                    "exercise", "sweep", "lesson", "draw"},
                    "the top level");
   for (const char* table : {"lab", "workload", "trainer", "topology", "report", "quick"}) {
     if (const toml::node* node = root.get(table); node && !node->is_table())
@@ -684,13 +684,42 @@ void read_scenarios(const LabReader& r, const toml::table& root, const ScenarioT
   }
 }
 
-}  // namespace
+// `conditions.NAME` in an exercise's or the lesson's paths: NAME must be a
+// draw whose every choice is a number (draw.h).
+void check_condition_paths(const std::string& path, const LabDefinition& lab) {
+  static const std::regex kCondition(R"(conditions\.([a-z0-9_]+))");
+  const auto check = [&](const std::string& text, long line) {
+    for (std::sregex_iterator it(text.begin(), text.end(), kCondition), end; it != end; ++it) {
+      const std::string name = (*it)[1];
+      bool numbers = false;
+      for (const Draw& d : lab.draws) {
+        if (d.name != name) continue;
+        numbers = true;
+        for (const DrawChoice& c : d.choices) numbers = numbers && c.number.has_value();
+      }
+      if (!numbers)
+        throw input_error_at(path, line,
+                             "'conditions." + name + "' in '" + text +
+                                 "': expected a [[draw]] of that name whose choices are numbers");
+    }
+  };
+  for (const Exercise& e : lab.exercises) {
+    check(e.value, e.line);
+    check(e.check, e.line);
+    for (const ChoiceOption& o : e.options) check(o.when, e.line);
+  }
+  for (const LessonCheck& l : lab.lesson) check(l.check, l.line);
+}
 
-LabDefinition load_lab(const std::string& lab_toml, bool quick) {
+LabDefinition load_lab_with(const std::string& lab_toml, bool quick, const Conditions& given,
+                            bool check_every_choice) {
   LabReader r(lab_toml);
-  const toml::table root = parse_toml_file(lab_toml);
+  toml::table root = parse_toml_file(lab_toml);
+  const std::vector<Draw> draws = read_draws(lab_toml, root);
+  const Conditions conditions = complete_conditions(draws, given, lab_toml);
+  fill_conditions(lab_toml, root, draws, conditions);
   // A damaged [quick] is a damaged lab, with --quick or without.
-  if (!quick && root["quick"]) load_lab(lab_toml, true);
+  if (!quick && root["quick"]) load_lab_with(lab_toml, true, conditions, false);
   check_top_level(r, root);
 
   LabDefinition lab = read_identity(r, root);
@@ -711,7 +740,43 @@ LabDefinition load_lab(const std::string& lab_toml, bool quick) {
   check_relative_limits(r, tables.tables, lab);
   lab.exercises = read_exercises(lab_toml, root, lab.scenario_names());
   lab.lesson = read_lesson(lab_toml, root, lab.scenario_names());
+  lab.draws = draws;
+  lab.conditions = conditions;
+  check_condition_paths(lab_toml, lab);
+  if (!check_every_choice) return lab;
+  for (const Draw& d : draws) {
+    for (const DrawChoice& c : d.choices) {
+      if (c.text == conditions.at(d.name)) continue;
+      Conditions other = conditions;
+      other[d.name] = c.text;
+      try {
+        load_lab_with(lab_toml, quick, other, false);
+      } catch (const InputError& e) {
+        // Which choice, on the message's first line (a setting's error may
+        // go on with a caret under the offending word).
+        std::string message = e.what();
+        const std::string which = " (when the seed draws " + d.name + " = \"" + c.text +
+                                  "\", the [[draw]] at line " + std::to_string(d.line) + ")";
+        message.insert(std::min(message.find('\n'), message.size()), which);
+        throw InputError(message);
+      }
+    }
+  }
   return lab;
+}
+
+}  // namespace
+
+LabDefinition load_lab(const std::string& lab_toml, bool quick, const Conditions& conditions) {
+  return load_lab_with(lab_toml, quick, conditions, true);
+}
+
+std::optional<double> LabDefinition::condition_number(const std::string& name) const {
+  const auto it = conditions.find(name);
+  if (it == conditions.end()) return std::nullopt;
+  for (const Draw& d : draws)
+    if (d.name == name) return d.choices[d.index_of(it->second).value_or(0)].number;
+  return std::nullopt;
 }
 
 std::string ScenarioDefinition::impair() const {

@@ -11,9 +11,11 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "runner/lab/draw.h"
 #include "runner/lab/exercise.h"
 #include "runner/lab/lesson.h"
 #include "runner/lab/neighbour_flow_spec.h"
@@ -119,12 +121,24 @@ struct LabDefinition {
   std::vector<Exercise> exercises;
   // What the lab's story rests on, judged on every run ([[lesson]], lesson.h).
   std::vector<LessonCheck> lesson;
+  // What the seed draws per student ([[draw]], draw.h), and the choice of
+  // each that this definition was loaded with (every draw has one).
+  std::vector<Draw> draws;
+  Conditions conditions;
 
   std::vector<std::string> scenario_names() const;
+  // The number of a drawn choice ("75ms" -> 75), for `conditions.NAME`
+  // paths; nullopt for a name the lab does not draw or a word.
+  std::optional<double> condition_number(const std::string& name) const;
 };
 
 // Reads and validates `lab_toml`. `quick` applies the [quick] overrides.
-LabDefinition load_lab(const std::string& lab_toml, bool quick = false);
+// `conditions`: the drawn parameters' choices (draw_conditions(), or a
+// recording's); a draw not named there takes its first choice. Every other
+// choice of every draw is loaded too, so a choice that breaks the lab is an
+// error now, not on the student whose seed draws it.
+LabDefinition load_lab(const std::string& lab_toml, bool quick = false,
+                       const Conditions& conditions = {});
 
 // Parameters of the lab's model (workload.h), for from = "lab" exercises.
 int64_t lab_model_params(const LabDefinition& lab);

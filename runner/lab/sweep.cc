@@ -35,14 +35,26 @@ class SweepReader {
     return *name;
   }
 
+  static std::optional<double> drawn_number(const std::string& text) {
+    static const std::regex kNumber(R"([0-9]+(\.[0-9]+)?)");
+    if (!std::regex_match(text, kNumber)) return std::nullopt;
+    return std::stod(text);
+  }
+
   std::vector<double> values() const {
     const toml::array* array = t_["values"].as_array();
     if (!array || array->empty())
       fail("values", "expected a non-empty array of numbers, e.g. [0, 0.5, 1]");
     std::vector<double> out;
     for (const auto& item : *array) {
-      if (!item.is_number()) fail("values", "expected numbers");
-      const double v = *toml_number(item);
+      // A drawn value ("{low_loss}", draw.h) arrives as the text of a number.
+      const std::optional<double> drawn = item.is_string() ? drawn_number(item.as_string()->get())
+                                                           : std::nullopt;
+      if (!item.is_number() && !drawn)
+        fail("values", item.is_string() ? "expected numbers; \"" + item.as_string()->get() +
+                                              "\" is not one (a drawn value must be a number)"
+                                        : std::string("expected numbers"));
+      const double v = drawn ? *drawn : *toml_number(item);
       if (!(v >= 0) || !std::isfinite(v))  // nan, inf too
         fail("values", "expected finite numbers >= 0, got " + sweep_value_text(v));
       if (!out.empty() && v <= out.back())

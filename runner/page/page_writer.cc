@@ -68,7 +68,9 @@ std::unique_ptr<LabDefinition> find_lab(const json& manifest, const std::string&
     return nullptr;
   }
   try {
-    return std::make_unique<LabDefinition>(load_lab(find_lab_file(labs_dir, which)));
+    // The lab as this run drew it (run.json `conditions`, draw.h).
+    return std::make_unique<LabDefinition>(load_lab(
+        find_lab_file(labs_dir, which), false, conditions_from_json(manifest.value("conditions", json()))));
   } catch (const InputError& e) {
     note = std::string("The lab's exercises are not shown: ") + e.what();
     return nullptr;

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "runner/lab/draw.h"
 #include "runner/report/charts.h"
 #include "runner/report/run_directory.h"
 #include "runner/report/scenario_summary.h"
@@ -49,6 +50,10 @@ void render_report(const std::filesystem::path& run_dir, std::ostream& out,
   const std::vector<ScenarioSummary> summaries = summarize_run(run);
 
   out << "\n" << format_summary_table(summaries) << std::flush;
+  // The student's own parameters (run.json `conditions`, runner/lab/draw.h).
+  const std::string conditions =
+      recorded_conditions_text(run.manifest.value("conditions", nlohmann::json()));
+  if (!conditions.empty()) out << "Your conditions: " << conditions << "\n";
 
   ChartOptions chart_options;
   chart_options.charts_dir = options.charts_dir.empty() ? run_dir / "charts" : options.charts_dir;

@@ -97,7 +97,14 @@ int run_on_lab_network(const LabDefinition& lab,
 
   // Randomized parts of the lab (a `seed:LABEL` link) and the grader's
   // `from = "seed"` answers both derive from it (runner/lab/seed_pick.h).
-  const uint64_t seed = std::random_device{}();
+  const uint64_t seed = options.seed ? *options.seed : std::random_device{}();
+  if (!lab.draws.empty()) {
+    // The student's own parameters, drawn by the caller with this seed
+    // (draw.h): said first, kept for the grader.
+    recorder.manifest()["conditions"] = conditions_json(lab.draws, lab.conditions);
+    console.print("Your conditions: " + conditions_text(lab.draws, lab.conditions) +
+                  " (drawn by this run's seed; README: \"Your conditions\")\n");
+  }
   recorder.manifest().update({{"seed", seed},
                               {"quick", options.quick},
                               {"mode", "namespaces"},

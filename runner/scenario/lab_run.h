@@ -13,6 +13,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct LabRunOptions {
   std::string output_dir = "runs";  // run directories go below it
   bool charts_in_terminal = true;
   std::string privileges = "root";  // "root" or "rootless", for run.json
+  // The run's seed: what `seed:` links pick and what the caller drew the
+  // lab's conditions with (draw.h); nullopt = draw one here (a lab that
+  // draws nothing).
+  std::optional<uint64_t> seed;
 };
 
 // Runs `lab` (load_lab(path, options.quick): the caller loads it, once, so a

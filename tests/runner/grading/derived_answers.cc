@@ -64,8 +64,9 @@ std::string answer_line(const Exercise& ex, const Value& expected, bool right, l
 }  // namespace
 
 DerivedAnswers derive_answers(const std::string& lab_toml, const std::string& recording_dir) {
-  const LabDefinition lab = load_lab(lab_toml);
   const GradedRun rec = load_graded_run(recording_dir);
+  // The lab as the run drew it (run.json `conditions`), as the grader loads it.
+  const LabDefinition lab = lab_for_run(load_lab(lab_toml), rec);
   DerivedAnswers answers;
   for (const Problem& p : check_consistency(lab, rec)) answers.problems.push_back(p.message);
   for (const Exercise& ex : lab.exercises) {

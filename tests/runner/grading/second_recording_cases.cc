@@ -19,9 +19,10 @@ const std::vector<LabCase>& lab_cases() {
     // One scenario, nothing to swap: the model learned less, every eval 4
     // points lower (step 800: 0.8509 -> 0.8109, outside the 0.005).
     {"01", {{}, -0.04}},
-    // latency holds the stalled run, loss latency's, both loss's: all three
-    // slowdowns, the stall and latency's net ms move; part 2 swapped: the
-    // default run's net ms is 641 (< 700, so not the idle restart).
+    // latency holds the stalled run, loss latency's, both loss's: latency's
+    // slowdown, loss over latency, how both ended (completed now) and
+    // latency's net ms and round trips move; part 2 swapped: the default
+    // run's net ms is 641 (3.2 round trips, not 4.1).
     {"02",
      {{{"latency", "both"},
        {"loss", "latency"},
