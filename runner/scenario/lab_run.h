@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "netem/impairment.h"
+#include "runner/grading/prediction_record.h"
 #include "runner/lab/lab_definition.h"
 
 namespace fabriclab::runner {
@@ -30,6 +31,10 @@ struct LabRunOptions {
   std::string output_dir = "runs";  // run directories go below it
   bool charts_in_terminal = true;
   std::string privileges = "root";  // "root" or "rootless", for run.json
+  // The student's predictions, taken from `answers_path` before the run
+  // (prediction_record.h); recorded in run.json when the lab asks for any.
+  std::vector<grading::RecordedPrediction> predictions;
+  std::string answers_path;
 };
 
 // Runs `lab` (load_lab(path, options.quick): the caller loads it, once, so a
