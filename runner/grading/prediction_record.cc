@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 
 #include "common/input_error.h"
 #include "runner/rundir/json_line.h"
@@ -90,8 +91,12 @@ std::vector<RecordedPrediction> read_predictions(const std::string& manifest_pat
 }
 
 std::string prediction_line(const Exercise& ex, const RecordedPrediction* taken,
-                            const std::string& answers_path) {
+                            const std::string& answers_path, const std::string& lab_id) {
   const std::string head = fmt::format("   prediction {} (before scenario {}): ", ex.id, ex.before);
+  if (!taken && !std::filesystem::exists(answers_path)) {
+    return head + "none, no " + answers_path + " (`fabriclab grade " + lab_id +
+           " --init` writes it; predict there before the next run)\n";
+  }
   if (!taken) {
     return head + "none in " + answers_path +
            " -- not recorded, it earns nothing (write it there before the next run)\n";

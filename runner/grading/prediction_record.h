@@ -53,8 +53,9 @@ std::vector<RecordedPrediction> read_predictions(const std::string& manifest_pat
                                                  const nlohmann::json& run);
 
 // The one line `fabriclab run` prints per prediction exercise: the value it
-// took, or that there was none.
+// took, or that there was none (and, when `answers_path` does not exist, how
+// to make it).
 std::string prediction_line(const Exercise& exercise, const RecordedPrediction* taken,
-                            const std::string& answers_path);
+                            const std::string& answers_path, const std::string& lab_id);
 
 }  // namespace fabriclab::runner::grading

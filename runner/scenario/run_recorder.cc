@@ -76,7 +76,7 @@ void RunRecorder::record_predictions(std::vector<grading::RecordedPrediction> ta
     const grading::RecordedPrediction* found = nullptr;
     for (const auto& p : taken)
       if (p.id == ex.id) found = &p;
-    lines += grading::prediction_line(ex, found, answers_path);
+    lines += grading::prediction_line(ex, found, answers_path, lab_.id);
   }
   if (lines.empty()) return;  // the lab asks for no prediction
   records_predictions_ = true;

@@ -229,9 +229,14 @@ TEST(PredictionRecord, TakesTheAnsweredPredictionsAndMarksTheirScenario) {
   answers["predict-loss"].given = false;  // missing: not an error, nothing taken
   EXPECT_TRUE(take_predictions(lab, answers, 100.0).empty());
   const Exercise& ex = lab.exercises.back();
-  EXPECT_NE(prediction_line(ex, nullptr, "runs/02-answers.toml").find("none in runs/02-answers.toml"),
+  EXPECT_NE(prediction_line(ex, nullptr, dir.path() + "/nowhere.toml", "02")
+                .find("none, no " + dir.path() + "/nowhere.toml (`fabriclab grade 02 --init`"),
             std::string::npos);
-  EXPECT_NE(prediction_line(ex, &taken[0], "a.toml").find("4.5 x clean recorded at"),
+  write_text(dir.path() + "/a.toml", "");
+  EXPECT_NE(prediction_line(ex, nullptr, dir.path() + "/a.toml", "02")
+                .find("none in " + dir.path() + "/a.toml -- not recorded"),
+            std::string::npos);
+  EXPECT_NE(prediction_line(ex, &taken[0], "a.toml", "02").find("4.5 x clean recorded at"),
             std::string::npos);
 }
 
