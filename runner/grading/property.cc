@@ -45,6 +45,7 @@ std::optional<double> number_at(const std::string& path, const LabDefinition& la
 
 std::optional<ComparedNumbers> compared_numbers(const std::string& text, const LabDefinition& lab,
                                                 const GradedRun& rec) {
+  if (check_parts(text).size() > 1) return std::nullopt;  // a conjunction: several comparisons
   const Check c = parse_check(text);
   if (c.form == Check::Form::kCompare) return ComparedNumbers{number_at(c.path, lab, rec), c.number};
   if (c.form != Check::Form::kComparePaths) return std::nullopt;
@@ -54,6 +55,12 @@ std::optional<ComparedNumbers> compared_numbers(const std::string& text, const L
 }
 
 bool check_holds(const std::string& text, const LabDefinition& lab, const GradedRun& rec) {
+  const std::vector<std::string> parts = check_parts(text);
+  if (parts.size() > 1) {
+    for (const std::string& part : parts)
+      if (!check_holds(part, lab, rec)) return false;
+    return true;
+  }
   const Check c = parse_check(text);
   switch (c.form) {
     case Check::Form::kOtherwise:

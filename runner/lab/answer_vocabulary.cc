@@ -368,7 +368,21 @@ Check parse_check(const std::string& text) {
   return c;
 }
 
-void validate_check(const std::string& text, const ScenarioNames& scenarios) {
+std::vector<std::string> check_parts(const std::string& text) {
+  static const std::string kAnd = " and ";
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t at = text.find(kAnd); at != std::string::npos; at = text.find(kAnd, start)) {
+    parts.push_back(text.substr(start, at - start));
+    start = at + kAnd.size();
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+namespace {
+
+void validate_one_check(const std::string& text, const ScenarioNames& scenarios) {
   const Check c = parse_check(text);
   if (c.form == Check::Form::kScenario && !has_scenario(scenarios, c.scenario)) {
     throw std::invalid_argument("check '" + text + "': " + no_scenario(c.scenario, scenarios));
@@ -402,7 +416,20 @@ void validate_check(const std::string& text, const ScenarioNames& scenarios) {
   }
 }
 
-ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scenarios) {
+}  // namespace
+
+void validate_check(const std::string& text, const ScenarioNames& scenarios) {
+  const std::vector<std::string> parts = check_parts(text);
+  for (const std::string& part : parts) {
+    if (parts.size() > 1 && part == "otherwise")
+      throw std::invalid_argument("check '" + text + "': 'otherwise' stands alone, not in 'and'");
+    validate_one_check(part, scenarios);
+  }
+}
+
+namespace {
+
+ScenarioNames one_check_scenarios(const std::string& text, const ScenarioNames& scenarios) {
   const Check c = parse_check(text);
   switch (c.form) {
     case Check::Form::kScenario:
@@ -424,6 +451,17 @@ ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scen
     default:
       return {};
   }
+}
+
+}  // namespace
+
+ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scenarios) {
+  ScenarioNames out;
+  for (const std::string& part : check_parts(text)) {
+    for (const std::string& s : one_check_scenarios(part, scenarios))
+      if (!has_scenario(out, s)) out.push_back(s);
+  }
+  return out;
 }
 
 std::string seed_label(const std::string& path) {

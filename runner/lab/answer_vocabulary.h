@@ -155,7 +155,14 @@ struct Check {
 };
 // "seed.LABEL" -> "LABEL"; "" when `path` is not a seed pick.
 std::string seed_label(const std::string& path);
+// A conjunction "CHECK and CHECK ..." split into its checks (one element for
+// a single check). A conjunction holds when every part holds; choice options'
+// `when` and property checks may use one, a lesson may not (its verdict
+// quotes one comparison).
+std::vector<std::string> check_parts(const std::string& text);
+// One check (not a conjunction).
 Check parse_check(const std::string& text);
+// A check or a conjunction of checks (none of them "otherwise").
 void validate_check(const std::string& text, const ScenarioNames& scenarios);
 ScenarioNames check_scenarios(const std::string& text, const ScenarioNames& scenarios);
 

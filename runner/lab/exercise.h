@@ -68,6 +68,10 @@ struct Exercise {
   std::string before;
   std::string explain_over;
   std::string explain_under;
+  // false: the lab declares that no plausible run changes the expected answer
+  // (from = "recording" or "seed" only); tests that check "no exercise is
+  // answerable without running" list such exercises instead of failing them.
+  bool depends_on_run = true;
   long line = 0;                          // where the table starts in lab.toml
 };
 

@@ -55,7 +55,7 @@ class ExerciseReader {
     static const std::set<std::string> kKeys = {"id",   "prompt",    "points",  "hints",
                                                 "kind", "from",      "value",   "answer",
                                                 "unit", "tolerance", "options", "check",
-                                                "before", "explain"};
+                                                "before", "explain", "depends_on_run"};
     Exercise ex;
     ex.line = line_of(table_);
     id_ = text("id", true);
@@ -79,6 +79,8 @@ class ExerciseReader {
     if (ex.kind == Kind::kProperty) {
       if (table_.get("from"))
         fail(table_.get("from"), "a property is checked on the recording; drop 'from'");
+      if (table_.get("depends_on_run"))
+        fail(table_.get("depends_on_run"), "depends_on_run: a property has no answer; drop the key");
       ex.check = text("check", true);
       try {
         validate_check(ex.check, scenarios_);
@@ -96,6 +98,7 @@ class ExerciseReader {
       }
       read_from(ex);
     }
+    read_depends_on_run(ex);
     ex.value = text("value", false);
     read_answer(ex);
     if (ex.kind == Kind::kNumber || ex.kind == Kind::kPrediction) {
@@ -186,6 +189,15 @@ class ExerciseReader {
       ex.from = Source::kSeed;
     else
       fail(table_.get("from"), "from '" + from + "': expected recording, lab or seed");
+  }
+
+  void read_depends_on_run(Exercise& ex) const {
+    const toml::node* node = table_.get("depends_on_run");
+    if (!node) return;
+    if (!node->is_boolean()) fail(node, "depends_on_run: expected true or false");
+    if (*ex.from == Source::kLab)
+      fail(node, "depends_on_run: from = \"lab\" never depends on the run; drop the key");
+    ex.depends_on_run = node->as_boolean()->get();
   }
 
   void read_answer(Exercise& ex) const {

@@ -29,6 +29,9 @@ LessonCheck read_one(const std::string& path, const toml::table& table,
       throw fail(*node, std::string("key '") + key + "': expected a non-empty string");
     (std::string(key) == "check" ? lesson.check : lesson.claim) = node->as_string()->get();
   }
+  if (check_parts(lesson.check).size() > 1)
+    throw fail(*table.get("check"),
+               "'and' joins checks in exercises only: write one [[lesson]] per check");
   try {
     validate_check(lesson.check, scenarios);
   } catch (const std::invalid_argument& e) {

@@ -84,7 +84,8 @@ std::string format_queue_table(const std::vector<ScenarioSummary>& summaries) {
     rows += row(cells);
   }
   std::string notes =
-      "\np50/p99 ms: step time (slowest rank per step).  retx: TCP segments the ranks resent.\n"
+      "\np50/p99 ms: step time (slowest rank per step).  retx: TCP segments resent by every host\n"
+      "on the switch (the job's ranks and the neighbours' host).\n"
       "drops: packets the queue dropped (full buffer; for ecn also the packets it could not "
       "mark).\n"
       "marks: packets it set CE on.  CE rx: CE-marked packets the ranks received (IpExtInCEPkts).\n"

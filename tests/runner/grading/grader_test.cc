@@ -150,6 +150,45 @@ TEST_F(GraderTest, ChoiceFollowsTheRecordingsStatuses) {
   EXPECT_TRUE(find(grade_with(answers_with("stall", "\"none\"")), "stall").passed);
 }
 
+// "CHECK and CHECK": an option is right only when every part holds on the
+// run, so a "why" question's right explanation can need two numbers at once.
+TEST_F(GraderTest, AnOptionJoinedByAndNeedsEveryPart) {
+  lab_ = load_lab(testing::write_lab02_with(dir_.path() + "/labs", R"(
+[[exercise]]
+id = "why"
+prompt = "p"
+hints = ["h"]
+kind = "choice"
+from = "recording"
+options = [
+  { key = "both", text = "b", when = "scenario clean completed and scenario latency-loss stalled and scenario.loss.result.slowdown >= 2" },
+  { key = "other", text = "o", when = "otherwise" },
+]
+
+[[exercise]]
+id = "both-held"
+prompt = "p"
+hints = ["h"]
+kind = "property"
+check = "scenario clean completed and scenario latency-loss stalled"
+)"));
+  const std::string answers = correct_answers_02() + "why = \"both\"\n";
+  EXPECT_TRUE(find(grade_with(answers), "why").passed);
+  EXPECT_TRUE(find(grade_with(answers), "both-held").passed);
+  for (auto& s : run_.scenarios) {
+    if (s.name == "latency-loss") {
+      s.status = "completed";
+      s.steps_done = 10;
+    }
+  }
+  run_.build();
+  // One part fails: the conjunction does, and "otherwise" is right.
+  const GradeReport report = grade_with(answers);
+  EXPECT_FALSE(find(report, "why").passed);
+  EXPECT_FALSE(find(report, "both-held").passed);
+  EXPECT_TRUE(find(grade_with(correct_answers_02() + "why = \"other\"\n"), "why").passed);
+}
+
 TEST_F(GraderTest, PropertyFailsWhenTheRunDoesNotShowIt) {
   for (auto& s : run_.scenarios) {
     if (s.name == "clean") {

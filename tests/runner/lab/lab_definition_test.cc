@@ -310,6 +310,47 @@ TEST_F(LabDefinitionTest, ExercisesArePartOfTheLabAndNameItsScenarios) {
   EXPECT_EQ(lab_model_params(lab), 118282);
 }
 
+// depends_on_run: true unless the lab declares otherwise, and only where the
+// answer comes from the run; 'and' joins checks in exercises, not lessons.
+TEST_F(LabDefinitionTest, DependsOnRunAndConjunctionsAreCheckedWhereWritten) {
+  const std::string head =
+      std::string(kScenario) + "[[exercise]]\nid = \"x\"\nprompt = \"p\"\nhints = [\"h\"]\n"
+                               "kind = \"number\"\n";
+  const std::string from_run = "from = \"recording\"\nvalue = \"scenario.clean.result.wall_s\"\n";
+  EXPECT_TRUE(load_lab(write(head + from_run)).exercises.front().depends_on_run);
+  EXPECT_FALSE(
+      load_lab(write(head + from_run + "depends_on_run = false\n")).exercises.front().depends_on_run);
+  EXPECT_NE(error(head + from_run + "depends_on_run = \"no\"\n")
+                .find("lab.toml:13: exercise 'x': depends_on_run: expected true or false"),
+            std::string::npos);
+  EXPECT_NE(error(head + "from = \"lab\"\nvalue = \"params\"\ndepends_on_run = false\n")
+                .find("exercise 'x': depends_on_run: from = \"lab\" never depends on the run"),
+            std::string::npos);
+
+  const std::string choice =
+      std::string(kScenario) + "[[exercise]]\nid = \"c\"\nprompt = \"p\"\nhints = [\"h\"]\n"
+                               "kind = \"choice\"\nfrom = \"recording\"\noptions = [\n";
+  const auto option = [&](const std::string& when) {
+    return choice + "  { key = \"a\", text = \"t\", when = \"" + when + "\" },\n]\n";
+  };
+  const LabDefinition lab =
+      load_lab(write(option("scenario clean completed and scenario.clean.result.wall_s >= 1")));
+  EXPECT_EQ(lab.exercises.front().options.front().when,
+            "scenario clean completed and scenario.clean.result.wall_s >= 1");
+  // Each part is checked as a check of its own.
+  EXPECT_NE(error(option("scenario clean completed and scenario nope completed"))
+                .find("the lab has no scenario 'nope'"),
+            std::string::npos);
+  EXPECT_NE(error(option("scenario clean completed and otherwise"))
+                .find("'otherwise' stands alone, not in 'and'"),
+            std::string::npos);
+  EXPECT_NE(error(std::string(kScenario) +
+                  "[[lesson]]\ncheck = \"scenario clean completed and scenario clean completed\"\n"
+                  "claim = \"c\"\n")
+                .find("'and' joins checks in exercises only"),
+            std::string::npos);
+}
+
 TEST_F(LabDefinitionTest, NeighbourFlowsAreReadAndChecked) {
   const std::string topology = "[topology]\nranks = 4\nkind = \"switch\"\n";
   const LabDefinition lab = load_lab(write(
