@@ -1,6 +1,7 @@
 // `fabriclab grade NN`: grades lab NN's exercises against the student's own
 // recording and answers file (runner/grading/, labs/SCHEMA.md "Exercises").
 // Exit 0 when every exercise passes, 1 when any fails, 2 for bad input.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -25,7 +26,7 @@ namespace grading = runner::grading;
 struct GradeOptions {
   std::string lab;
   std::string recording;  // default: newest run of the lab under runs_dir
-  std::string answers;    // default: <recording>/answers.toml
+  std::string answers;    // default: grading::default_answers_path()
   std::string labs_dir = runner::default_labs_dir();
   std::string runs_dir = "runs";
   bool json = false;
@@ -47,8 +48,18 @@ void write_template(const runner::LabDefinition& lab, const std::string& recordi
     if (!out.flush()) throw InputError(path + ": cannot write the answers template");
   }
   fs::rename(temporary, path);
-  std::cout << "wrote " << path << " (" << lab.exercises.size()
-            << " exercises); fill it in, then run `fabriclab grade " << lab.id << "`\n";
+  const bool predictions =
+      std::any_of(lab.exercises.begin(), lab.exercises.end(),
+                  [](const runner::Exercise& e) { return e.kind == runner::Kind::kPrediction; });
+  std::cout << "wrote " << path << " (" << lab.exercises.size() << " exercises); ";
+  if (recording.empty()) {
+    std::cout << (predictions ? "write your predictions in it, then `fabriclab run " + lab.id +
+                                    "` records them; answer the rest after the run"
+                              : "answer it after `fabriclab run " + lab.id + "`")
+              << ", then `fabriclab grade " << lab.id << "`\n";
+  } else {
+    std::cout << "fill it in, then run `fabriclab grade " << lab.id << "`\n";
+  }
 }
 
 void run_grade(const GradeOptions& o) {
@@ -56,6 +67,16 @@ void run_grade(const GradeOptions& o) {
       runner::load_lab(runner::find_lab_file(o.labs_dir, o.lab));
   if (lab_file.exercises.empty())
     throw InputError(lab_file.path + ": lab " + lab_file.id + " has no [[exercise]] tables; expected at least one to grade");
+  // --init before the first run: the lab's own answers file, for the
+  // predictions `fabriclab run` records (labs/SCHEMA.md, "Predictions").
+  if (o.init && o.recording.empty() && !grading::find_newest_run_dir(o.runs_dir, lab_file.id)) {
+    const std::string path =
+        o.answers.empty() ? grading::lab_answers_path(o.runs_dir, lab_file.id) : o.answers;
+    fs::create_directories(fs::path(path).parent_path().empty() ? fs::path(".")
+                                                                : fs::path(path).parent_path());
+    write_template(lab_file, "", path, o.force);
+    return;
+  }
   const std::string dir =
       o.recording.empty() ? grading::newest_run_dir(o.runs_dir, lab_file.id) : o.recording;
   const grading::GradedRun rec = grading::load_graded_run(dir);
@@ -64,12 +85,13 @@ void run_grade(const GradeOptions& o) {
   }
   // The lab as this run drew it: the student's own conditions (draw.h).
   const runner::LabDefinition lab = grading::lab_for_run(lab_file, rec);
-  const std::string answers_path =
-      o.answers.empty() ? (fs::path(dir) / "answers.toml").string() : o.answers;
   if (o.init) {
-    write_template(lab, dir, answers_path, o.force);
+    write_template(lab, dir, o.answers.empty() ? (fs::path(dir) / "answers.toml").string() : o.answers,
+                   o.force);
     return;
   }
+  const std::string answers_path =
+      o.answers.empty() ? grading::default_answers_path(dir, o.runs_dir, lab.id) : o.answers;
   const grading::Answers answers = grading::load_answers(answers_path, lab);
   grading::GradeReport report = grading::grade(lab, rec, answers);
   report.answers_path = answers_path;
@@ -100,11 +122,13 @@ void add_grade_command(CLI::App& app) {
   command->add_option("--recording", o->recording,
                       "Run directory to grade (default: the newest runs/NN-*/ holding a run.json)");
   command->add_option("--answers", o->answers,
-                      "Answers file, TOML (default: RECORDING/answers.toml)");
+                      "Answers file, TOML (default: RECORDING/answers.toml, else "
+                      "RUNS/NN-answers.toml when that exists)");
   command->add_flag("--json", o->json,
                     "Print one JSON object for autograders (labs/SCHEMA.md, \"Grading output\")");
   auto* init = command->add_flag("--init", o->init,
-                                 "Write an answers template with the prompts as comments, then stop");
+                                 "Write an answers template with the prompts as comments, then "
+                                 "stop (no recording yet: RUNS/NN-answers.toml, for predictions)");
   command->add_flag("--force", o->force, "With --init: replace an existing answers file")
       ->needs(init);
   command->add_option(

@@ -3,7 +3,9 @@
 // lab spread over several machines (host mode, runner/host/host_run.h).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -13,6 +15,8 @@
 #include "common/input_error.h"
 #include "netem/impairment.h"
 #include "runner/cli/commands.h"
+#include "runner/grading/answers.h"
+#include "runner/grading/prediction_record.h"
 #include "runner/host/host_roster.h"
 #include "runner/host/host_run.h"
 #include "runner/lab/lab_definition.h"
@@ -39,6 +43,26 @@ void require_writable_folder(const std::string& flag, const std::string& path) {
                      std::strerror(errno) + ")");
 }
 
+// The student's predictions (labs/SCHEMA.md, "Predictions"), taken now,
+// before anything starts: from --answers FILE, else from the lab's own
+// OUTPUT/NN-answers.toml when the lab asks for predictions and the file
+// exists. A malformed file is exit 2 here; a missing prediction is not an
+// error (the run says so and grading gives it nothing).
+void take_predictions(const runner::LabDefinition& lab, const std::string& answers_flag,
+                      const std::string& output, runner::LabRunOptions& options) {
+  const bool asks = std::any_of(lab.exercises.begin(), lab.exercises.end(), [](const auto& e) {
+    return e.kind == runner::Kind::kPrediction;
+  });
+  options.answers_path =
+      answers_flag.empty() ? runner::grading::lab_answers_path(output, lab.id) : answers_flag;
+  if (answers_flag.empty() && (!asks || !std::filesystem::exists(options.answers_path))) return;
+  const runner::grading::Answers answers = runner::grading::load_answers(options.answers_path, lab);
+  const double now = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  options.predictions = runner::grading::take_predictions(lab, answers, now);
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app) {
@@ -48,6 +72,7 @@ void add_run_command(CLI::App& app) {
     std::string backend = "auto";
     bool quick = false;
     std::string labs_dir;
+    std::string answers;
     std::string output = "runs";
     bool no_charts = false;
     std::string hosts;
@@ -76,6 +101,9 @@ void add_run_command(CLI::App& app) {
   auto* seed = cmd->add_option("--seed", flags->seed,
                                "The run's seed (run.json `seed`) instead of a random one: it draws "
                                "your conditions and ranks, so a seed repeats a run's draw");
+  cmd->add_option("--answers", flags->answers,
+                  "Answers file whose predictions the run records before its scenarios start "
+                  "[default: OUTPUT/NN-answers.toml, from `fabriclab grade NN --init`]");
   auto* hosts = cmd->add_option("--hosts", flags->hosts,
                                 "Host mode: the lab hosts' addresses, A,B[,...]; the first leads. "
                                 "Run the same command on every host")
@@ -135,6 +163,7 @@ void add_run_command(CLI::App& app) {
     // Loaded once, here: a bad lab file is exit 2 before anything starts.
     runner::LabDefinition lab = runner::load_lab(lab_file, options.quick);
     require_writable_folder("--output", flags->output);
+    take_predictions(lab, flags->answers, flags->output, options);
     if (host_mode) {
       // A real interface: no user namespace (it would hide the interface).
       runner::host::HostRunOptions host_options{

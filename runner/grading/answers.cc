@@ -30,7 +30,8 @@ Answer read_answer(const std::string& path, const Exercise& ex, const toml::node
   if (const toml::array* array = node.as_array()) {
     if (ex.kind != Kind::kOrdering) {
       if (array->empty()) return a;  // a blank left as []
-      throw fail(ex.kind == Kind::kNumber ? "a number" : "a string");
+      throw fail(ex.kind == Kind::kNumber || ex.kind == Kind::kPrediction ? "a number"
+                                                                          : "a string");
     }
     for (const toml::node& item : *array) {
       if (!item.is_string()) throw fail("an array of scenario names");
@@ -78,6 +79,19 @@ Answer read_answer(const std::string& path, const Exercise& ex, const toml::node
       throw fail("an array of scenario names");
     case Kind::kProperty:
       throw fail("no answer (a property is checked on your recording; remove this key)");
+    case Kind::kPrediction: {
+      // A prediction is a number: "none" predicts nothing.
+      const std::string text = node.is_string() ? **node.as_string() : "";
+      std::istringstream in(text);
+      if (node.is_number()) {
+        a.number = *toml_number(node);
+      } else if (!(in >> a.number) || !(in >> std::ws).eof()) {
+        throw fail("a number" + std::string(ex.unit.empty() ? "" : " (in " + ex.unit + ")") +
+                   ", your prediction");
+      }
+      if (!std::isfinite(a.number)) throw fail("a finite number, not " + std::to_string(a.number));
+      break;
+    }
   }
   a.given = true;
   return a;
@@ -121,7 +135,11 @@ Answers load_answers(const std::string& path, const LabDefinition& lab) {
 std::string answers_template(const LabDefinition& lab, const std::string& recording_dir) {
   std::ostringstream out;
   out << "# Answers for lab " << lab.id << ", graded by `fabriclab grade " << lab.id << "`.\n"
-      << "# Recording: " << recording_dir << "\n"
+      << "# Recording: "
+      << (recording_dir.empty() ? "none yet: write your predictions, then `fabriclab run " +
+                                      lab.id + "` records them"
+                                : recording_dir)
+      << "\n"
       << "# Fill in each value; \"\" (or []) counts as not answered.\n";
   for (const Exercise& ex : lab.exercises) {
     out << "\n# [" << ex.id << "] " << kind_name(ex.kind) << ", " << ex.points
@@ -147,10 +165,28 @@ std::string answers_template(const LabDefinition& lab, const std::string& record
       case Kind::kProperty:
         out << "# Checked on your recording: nothing to write here.\n";
         continue;
+      case Kind::kPrediction:
+        out << "# A number" << (ex.unit.empty() ? "" : " in " + ex.unit)
+            << ", your prediction. Write it BEFORE `fabriclab run " << lab.id
+            << "`: the run records it\n# before scenario " << ex.before
+            << " starts, and only that recorded value is graded.\n";
+        break;
     }
     out << ex.id << " = " << (ex.kind == Kind::kOrdering ? "[]" : "\"\"") << "\n";
   }
   return out.str();
+}
+
+std::string default_answers_path(const std::string& recording_dir, const std::string& runs_dir,
+                                 const std::string& lab_id) {
+  const std::string beside = (std::filesystem::path(recording_dir) / "answers.toml").string();
+  if (std::filesystem::exists(beside)) return beside;
+  const std::string per_lab = lab_answers_path(runs_dir, lab_id);
+  return std::filesystem::exists(per_lab) ? per_lab : beside;
+}
+
+std::string lab_answers_path(const std::string& runs_dir, const std::string& lab_id) {
+  return (std::filesystem::path(runs_dir) / (lab_id + "-answers.toml")).string();
 }
 
 }  // namespace fabriclab::runner::grading

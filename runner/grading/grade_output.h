@@ -7,9 +7,14 @@
 //    "consistent": bool,
 //    "problems": [{"scenario": NAME|null, "rank": N|null, "message": ...}],
 //    "exercises": [{"id", "kind", "status": "pass"|"fail", "points",
-//                   "earned", "reason": str|null, "hint": str|null}]}
+//                   "earned", "reason": str|null, "hint": str|null,
+//                   kind prediction only: "prediction": {"before", "predicted",
+//                   "recorded_unix_s", "measured", "difference_percent",
+//                   "explain", "changed_after_run_to"} (nulls when unknown;
+//                   the whole object null when the recording was damaged)}]}
 //
-// Neither form contains an expected answer.
+// Neither form contains an expected answer, except a prediction's measured
+// value (prediction_grade.h).
 #pragma once
 
 #include <nlohmann/json.hpp>

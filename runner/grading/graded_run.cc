@@ -80,6 +80,8 @@ GradedRun load_graded_run(const std::string& dir) {
   }
   if (rec.run.contains("ranks")) rec.ranks = rundir::json_count(rec.run["ranks"]);
   rec.scenarios = std::move(read.scenarios);
+  rec.predictions = read_predictions((fs::path(dir) / rundir::kManifestFile).string(),
+                                     read.manifest_text, rec.run);
 
   std::vector<rundir::MetricsProblem> problems = std::move(read.problems);
   for (rundir::MetricsEvent& line : read.metrics) {

@@ -5,7 +5,7 @@
 // Contract: load_graded_run() throws InputError when the reader does (the
 // directory, run.json or metrics.jsonl missing, run.json damaged), and when
 // run.json lacks what grading needs: "format", "version", "lab.id" and
-// "scenarios". Damage inside metrics.jsonl is not thrown: it is kept in
+// "scenarios", or holds malformed "predictions" (prediction_record.h). Damage inside metrics.jsonl is not thrown: it is kept in
 // `metrics_problems` so the consistency check can report it and grading can
 // go on for what does not depend on it (a truncated recording still grades
 // its lab-derived exercises). Besides the reader's rules, the grader counts
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "runner/lab/lab_definition.h"
+#include "runner/grading/prediction_record.h"
 #include "runner/rundir/run_reader.h"
 
 namespace fabriclab::runner::grading {
@@ -47,6 +48,8 @@ struct GradedRun {
   // they are kept under rank -1.
   std::map<std::string, std::map<int, std::vector<nlohmann::json>>> events;
   std::vector<MetricsProblem> metrics_problems;  // in line order
+  // run.json's "predictions" (empty for a run without them, or from before them).
+  std::vector<RecordedPrediction> predictions;
 
   const RecordedScenario* scenario(const std::string& name) const;  // null if absent
   // Events of one scenario and rank (empty when there are none).

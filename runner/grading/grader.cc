@@ -60,6 +60,14 @@ void judge(const Exercise& ex, const LabDefinition& lab, const GradedRun& rec, c
     if (!g.passed) g.reason = "your run does not show: " + ex.check;
     return;
   }
+  if (ex.kind == Kind::kPrediction) {
+    PredictionVerdict verdict = judge_prediction(ex, lab, rec, answer);
+    g.passed = verdict.passed;
+    g.earned = verdict.earned;
+    g.reason = verdict.reason;
+    g.prediction = std::move(verdict.comparison);
+    return;
+  }
   if (!answer.given) {
     g.reason = "not answered";
     return;
@@ -106,6 +114,7 @@ void judge(const Exercise& ex, const LabDefinition& lab, const GradedRun& rec, c
       }
       return;
     case Kind::kProperty:
+    case Kind::kPrediction:
       return;
   }
 }

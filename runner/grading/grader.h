@@ -4,7 +4,8 @@
 // gets PASS or FAIL with the points earned, a reason and (on FAIL) the
 // exercise's first hint. Reasons and hints never contain the expected answer
 // (they may name the requirement of a property check, which is the
-// question). An exercise whose expected answer reads a part of the recording
+// question) -- except a prediction's measured value (prediction_grade.h:
+// fixed before the run, it gives nothing away). An exercise whose expected answer reads a part of the recording
 // that the consistency check found damaged (a problem of one of its
 // scenarios, or of the whole recording) fails with that problem as reason.
 // Pure function; no I/O.
@@ -16,6 +17,7 @@
 #include "runner/grading/answers.h"
 #include "runner/grading/consistency.h"
 #include "runner/grading/graded_run.h"
+#include "runner/grading/prediction_grade.h"
 #include "runner/lab/lab_definition.h"
 
 namespace fabriclab::runner::grading {
@@ -28,6 +30,8 @@ struct ExerciseGrade {
   bool passed = false;
   std::string reason;  // why it failed ("" on PASS)
   std::string hint;    // the exercise's first hint on FAIL ("" on PASS)
+  // kind prediction: what was predicted and measured (prediction_grade.h).
+  std::optional<PredictionComparison> prediction;
 };
 
 struct GradeReport {

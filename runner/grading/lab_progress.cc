@@ -57,7 +57,9 @@ void add_run_and_grade(const LabDefinition& lab, const std::string& runs_dir, La
     p.state = LabState::kDone;  // nothing to answer: running it was the lab
     return;
   }
-  const std::string answers_path = (fs::path(*dir) / "answers.toml").string();
+  // The file `fabriclab grade NN` reads by default (beside the run, else the
+  // lab's own runs/NN-answers.toml that held the predictions).
+  const std::string answers_path = default_answers_path(*dir, runs_dir, lab.id);
   p.state = LabState::kNotGraded;
   if (!fs::exists(answers_path)) return;
   try {

@@ -146,6 +146,9 @@ class HostLabRun {
       guardian.emplace(options_.iface);
     const NetworkSettings settings = show_own_network_settings(console);
     record_manifest(recorder, run, backend.get(), backend_why, settings);
+    // The lead writes the recording: its predictions are the run's.
+    if (roster_.is_lead())
+      recorder.record_predictions(options_.lab.predictions, options_.lab.answers_path);
     watch_ = std::make_unique<PeerWatch>(store_->another_client(), kPeerSilentLimit);
 
     int exit_code = run_scenarios(run, backend.get(), ledger, recorder);

@@ -292,7 +292,8 @@ void validate_derivation(const Exercise& ex, const ScenarioNames& scenarios) {
       }
       if (ex.value.empty()) throw std::invalid_argument("missing key 'value' (the recording path)");
       const PathType type = validate_recording_path(ex.value);
-      if (ex.kind == Kind::kNumber && type != PathType::kNumber) {
+      if ((ex.kind == Kind::kNumber || ex.kind == Kind::kPrediction) &&
+          type != PathType::kNumber) {
         throw std::invalid_argument("value '" + ex.value + "' is not a number");
       }
       if (ex.kind == Kind::kOrdering && type != PathType::kList) {

@@ -16,6 +16,8 @@ const char* kind_name(Kind kind) {
       return "ordering";
     case Kind::kProperty:
       return "property";
+    case Kind::kPrediction:
+      return "prediction";
   }
   return "?";
 }

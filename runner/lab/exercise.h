@@ -13,7 +13,10 @@
 
 namespace fabriclab::runner {
 
-enum class Kind { kNumber, kChoice, kRank, kOrdering, kProperty };
+// kPrediction: a number the student writes before a scenario runs;
+// `fabriclab run` records it in run.json, the grader compares it with what
+// the run measured (runner/grading/prediction_grade.h).
+enum class Kind { kNumber, kChoice, kRank, kOrdering, kProperty, kPrediction };
 // Where the expected answer comes from (labs/SCHEMA.md): the student's own
 // recording, the lab's parameters, or the per-run seed kept in run.json.
 enum class Source { kRecording, kLab, kSeed };
@@ -44,17 +47,27 @@ struct Exercise {
   int points = 1;
   std::vector<std::string> hints;
   Kind kind = Kind::kNumber;
-  std::optional<Source> from;  // absent only for kind property
+  // Absent only for kind property; a prediction is always compared with the
+  // recording (kRecording, set by the reader: its table has no `from`).
+  std::optional<Source> from;
   // The derivation in its source's vocabulary (answer_vocabulary.h), e.g.
   // "scenario.latency.result.slowdown", "grad_bytes", "slow_rank".
   std::string value;
   // A literal answer the lab states (from = "lab", kinds choice/rank/ordering).
   std::string answer;                     // choice key or rank id
   std::vector<std::string> answer_order;  // ordering
-  std::string unit;                       // number: shown in prompts
-  Tolerance tolerance;                    // number
+  std::string unit;                       // number, prediction: shown in prompts
+  Tolerance tolerance;                    // number, prediction
   std::vector<ChoiceOption> options;      // choice
   std::string check;                      // property: the check (answer_vocabulary.h)
+  // prediction: the scenario it must be recorded before (a scenario of the
+  // lab), and what the student probably did not account for when the
+  // prediction misses: one sentence for a prediction above the measured
+  // value, one for below ("explain" as one string: both the same; empty:
+  // no explanation).
+  std::string before;
+  std::string explain_over;
+  std::string explain_under;
   // false: the lab declares that no plausible run changes the expected answer
   // (from = "recording" or "seed" only); tests that check "no exercise is
   // answerable without running" list such exercises instead of failing them.

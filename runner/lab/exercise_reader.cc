@@ -1,6 +1,7 @@
 #include "runner/lab/exercise_reader.h"
 
 #include <toml++/toml.h>
+#include <algorithm>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -54,7 +55,7 @@ class ExerciseReader {
     static const std::set<std::string> kKeys = {"id",   "prompt",    "points",  "hints",
                                                 "kind", "from",      "value",   "answer",
                                                 "unit", "tolerance", "options", "check",
-                                                "depends_on_run"};
+                                                "before", "explain", "depends_on_run"};
     Exercise ex;
     ex.line = line_of(table_);
     id_ = text("id", true);
@@ -88,17 +89,30 @@ class ExerciseReader {
       }
       return ex;
     }
-    read_from(ex);
+    if (ex.kind == Kind::kPrediction) {
+      read_prediction(ex);
+    } else {
+      for (const char* key : {"before", "explain"}) {
+        if (table_.get(key))
+          fail(table_.get(key), std::string("'") + key + "' applies to kind prediction only");
+      }
+      read_from(ex);
+    }
     read_depends_on_run(ex);
     ex.value = text("value", false);
     read_answer(ex);
-    if (ex.kind == Kind::kNumber) {
+    if (ex.kind == Kind::kNumber || ex.kind == Kind::kPrediction) {
       ex.unit = text("unit", false);
       read_tolerance(ex);
+      if (ex.kind == Kind::kPrediction && !table_.get("tolerance"))
+        fail(nullptr,
+             "missing key 'tolerance' (how close to the measured value earns all the points: "
+             "\"N%\" or an absolute number)");
     } else {
       for (const char* key : {"unit", "tolerance"}) {
         if (table_.get(key))
-          fail(table_.get(key), std::string("'") + key + "' applies to kind number only");
+          fail(table_.get(key),
+               std::string("'") + key + "' applies to kinds number and prediction only");
       }
     }
     if (ex.kind == Kind::kChoice) read_options(ex);
@@ -123,9 +137,46 @@ class ExerciseReader {
       ex.kind = Kind::kOrdering;
     else if (kind == "property")
       ex.kind = Kind::kProperty;
+    else if (kind == "prediction")
+      ex.kind = Kind::kPrediction;
     else
-      fail(table_.get("kind"),
-           "kind '" + kind + "': expected number, choice, rank, ordering or property");
+      fail(table_.get("kind"), "kind '" + kind +
+                                   "': expected number, choice, rank, ordering, property or "
+                                   "prediction");
+  }
+
+  // A prediction is compared with the student's own recording: no `from`;
+  // `before` names the scenario it must be recorded before; `explain` is one
+  // sentence, or { over = "..", under = ".." } by the direction of the miss.
+  void read_prediction(Exercise& ex) const {
+    if (table_.get("from"))
+      fail(table_.get("from"),
+           "a prediction is compared with your recording; drop 'from' (it is always "
+           "\"recording\")");
+    ex.from = Source::kRecording;
+    ex.before = text("before", true);
+    if (std::find(scenarios_.begin(), scenarios_.end(), ex.before) == scenarios_.end()) {
+      std::string names;
+      for (const std::string& s : scenarios_) names += (names.empty() ? "" : ", ") + s;
+      fail(table_.get("before"),
+           "before '" + ex.before + "': expected one of the lab's scenarios (" + names + ")");
+    }
+    const toml::node* explain = table_.get("explain");
+    if (!explain) return;
+    if (explain->is_string()) {
+      ex.explain_over = ex.explain_under = **explain->as_string();
+    } else if (const toml::table* sides = explain->as_table()) {
+      for (const auto& [key, node] : *sides) {
+        const std::string side(key.str());
+        if ((side != "over" && side != "under") || !node.is_string())
+          fail(&node, "explain: expected { over = \"..\", under = \"..\" } (strings)");
+        (side == "over" ? ex.explain_over : ex.explain_under) = **node.as_string();
+      }
+    } else {
+      fail(explain,
+           "explain: expected a string, or { over = \"..\", under = \"..\" } (what a "
+           "prediction above / below the measured value did not account for)");
+    }
   }
 
   void read_from(Exercise& ex) const {

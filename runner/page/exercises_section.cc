@@ -20,6 +20,10 @@ std::string answer_shape(const Exercise& exercise) {
       return "scenario names, in order";
     case Kind::kProperty:
       return "nothing: checked on your recording";
+    case Kind::kPrediction:
+      return (exercise.unit.empty() ? std::string("a number") : "a number, in " + exercise.unit) +
+             ", predicted before the run (it records it before scenario " + exercise.before +
+             " starts)";
   }
   return kind_name(exercise.kind);
 }

@@ -115,7 +115,8 @@ const std::map<std::string, Kind> kRunFields = {
     {"trainer", Kind::kObject},       {"charts", Kind::kArray},
     {"tables", Kind::kArray},         {"fabric_links", Kind::kObject},
     {"network", Kind::kObject},       {"status", Kind::kString},
-    {"error", Kind::kString},         {"lesson", Kind::kObject}};
+    {"error", Kind::kString},         {"lesson", Kind::kObject},
+    {"predictions", Kind::kArray}};
 const std::map<std::string, Kind> kLabFields = {
     {"id", Kind::kString}, {"name", Kind::kString}, {"title", Kind::kString}};
 const std::map<std::string, Kind> kScenarioFields = {

@@ -146,6 +146,7 @@ int run_lab(const LabDefinition& lab, const LabRunOptions& options) {
 
   const std::string run_id = make_run_id();
   RunRecorder recorder(lab, options.output_dir, run_id);  // a full disk stops it here
+  recorder.record_predictions(options.predictions, options.answers_path);
   try {
     const int exit_code = run_on_lab_network(lab, scenarios, options, run_id, recorder);
     recorder.finish(options.charts_in_terminal);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "netem/impairment.h"
+#include "runner/grading/prediction_record.h"
 #include "runner/lab/lab_definition.h"
 
 namespace fabriclab::runner {
@@ -35,6 +36,10 @@ struct LabRunOptions {
   // lab's conditions with (draw.h); nullopt = draw one here (a lab that
   // draws nothing).
   std::optional<uint64_t> seed;
+  // The student's predictions, taken from `answers_path` before the run
+  // (prediction_record.h); recorded in run.json when the lab asks for any.
+  std::vector<grading::RecordedPrediction> predictions;
+  std::string answers_path;
 };
 
 // Runs `lab` (load_lab(path, options.quick): the caller loads it, once, so a

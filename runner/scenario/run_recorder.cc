@@ -68,6 +68,23 @@ RunRecorder::RunRecorder(const LabDefinition& lab, const std::string& output_dir
 
 RunRecorder::~RunRecorder() = default;
 
+void RunRecorder::record_predictions(std::vector<grading::RecordedPrediction> taken,
+                                     const std::string& answers_path) {
+  std::string lines;
+  for (const Exercise& ex : lab_.exercises) {
+    if (ex.kind != Kind::kPrediction) continue;
+    const grading::RecordedPrediction* found = nullptr;
+    for (const auto& p : taken)
+      if (p.id == ex.id) found = &p;
+    lines += grading::prediction_line(ex, found, answers_path, lab_.id);
+  }
+  if (lines.empty()) return;  // the lab asks for no prediction
+  records_predictions_ = true;
+  predictions_ = std::move(taken);
+  console_.print("\n" + lines);
+  writer_.manifest()["predictions"] = grading::predictions_json(predictions_);
+}
+
 void RunRecorder::begin_scenario(const ScenarioDefinition& s) {
   console_.marker("scenario " + s.name + ": start");
   console_.print(fmt::format("\n-- scenario {}: {}{} --\n", s.name, s.condition,
@@ -83,6 +100,11 @@ void RunRecorder::begin_scenario(const ScenarioDefinition& s) {
 bool RunRecorder::end_scenario(const ScenarioDefinition& s, const ScenarioOutcome& outcome) {
   writer_.append_events(outcome.events);
   throw_if_cast_failed();
+  if (records_predictions_ && outcome.status != rundir::ScenarioStatus::kSkipped &&
+      outcome.started_unix_s > 0) {
+    grading::mark_scenario_started(predictions_, s.name, outcome.started_unix_s);
+    writer_.manifest()["predictions"] = grading::predictions_json(predictions_);
+  }
 
   const std::string status = rundir::to_string(outcome.status);
   std::string verdict = status;

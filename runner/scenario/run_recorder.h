@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "runner/cast/console.h"
+#include "runner/grading/prediction_record.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/rundir/run_writer.h"
 #include "runner/scenario/scenario_runner.h"
@@ -47,6 +48,13 @@ class RunRecorder {
   Console& console() { return console_; }
   // run.json as it will be written; add or change fields freely.
   nlohmann::json& manifest() { return writer_.manifest(); }
+
+  // The student's predictions the run took from `answers_path` before it
+  // started (prediction_record.h): one line per prediction exercise of the
+  // lab, and run.json's "predictions". end_scenario() gives each the start
+  // time of the scenario it predicts. Nothing for a lab without predictions.
+  void record_predictions(std::vector<grading::RecordedPrediction> taken,
+                          const std::string& answers_path);
 
   // The scenario's chapter marker and header line.
   void begin_scenario(const ScenarioDefinition& scenario);
@@ -75,6 +83,8 @@ class RunRecorder {
 
   const LabDefinition& lab_;
   rundir::RunWriter writer_;
+  std::vector<grading::RecordedPrediction> predictions_;
+  bool records_predictions_ = false;
   Console console_;
 };
 

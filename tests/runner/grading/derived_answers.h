@@ -4,8 +4,8 @@
 // the reference recordings and on each lab's own --quick run, so a lab's
 // exercises are checked against what the runner really records.
 //
-// Property exercises get no line (the grader checks them on the recording
-// alone); an exercise with no wrong answer to give (a one-rank `rank`
+// Property and prediction exercises get no line (the grader checks them on
+// the recording alone); an exercise with no wrong answer to give (a one-rank `rank`
 // exercise, a choice whose every option is right) gets an empty wrong line.
 #pragma once
 

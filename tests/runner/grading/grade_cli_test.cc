@@ -3,6 +3,8 @@
 // recording (newest run under runs/), and clear errors.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "common/build_paths.h"
@@ -123,6 +125,32 @@ TEST_F(GradeCliTest, InitWritesTemplateThatGradesAsUnanswered) {
   EXPECT_EQ(again.status.code, 2) << again.output;
   EXPECT_NE(again.output.find("already exists; not overwriting"), std::string::npos)
       << again.output;
+}
+
+// Before the first run (labs/SCHEMA.md, "Predictions"): --init writes the
+// lab's own RUNS/NN-answers.toml, and once a run exists without an
+// answers.toml beside it, grade reads that file.
+TEST_F(GradeCliTest, InitBeforeTheFirstRunWritesTheLabsOwnAnswersFile) {
+  const std::string runs = dir_.path() + "/empty-runs";
+  const auto init = run_command({fabriclab::build_paths::fabriclab_binary(), "grade", "02",
+                                 "--labs", labs_, "--runs", runs, "--init"});
+  EXPECT_EQ(init.status.code, 0) << init.output;
+  const std::string text = testing::read_text(runs + "/02-answers.toml");
+  EXPECT_NE(text.find("# Recording: none yet"), std::string::npos) << text;
+  EXPECT_NE(init.output.find("answer it after `fabriclab run 02`"), std::string::npos)
+      << init.output;
+  // With a recording (and no answers.toml beside it) grade falls back to it.
+  testing::write_text(dir_.path() + "/runs/02-answers.toml", testing::correct_answers_02());
+  const auto r = grade({});
+  EXPECT_EQ(r.status.code, 0) << r.output;
+  EXPECT_NE(r.output.find("Answers " + dir_.path() + "/runs/02-answers.toml"), std::string::npos)
+      << r.output;
+  // --init with a recording still writes beside it, and grade then reads that.
+  EXPECT_EQ(grade({"--init"}).status.code, 0);
+  EXPECT_TRUE(std::filesystem::exists(recording_ + "/answers.toml"));
+  const auto beside = grade({});
+  EXPECT_NE(beside.output.find("Answers " + recording_ + "/answers.toml"), std::string::npos)
+      << beside.output;
 }
 
 TEST_F(GradeCliTest, BadInputExitsTwo) {

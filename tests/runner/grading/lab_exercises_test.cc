@@ -48,7 +48,7 @@ TEST(LabExercises, MistakesNameFileLineAndExercise) {
   };
   const std::vector<Case> cases = {
       {"kind = \"essay\"\nfrom = \"lab\"",
-       "kind 'essay': expected number, choice, rank, ordering or property"},
+       "kind 'essay': expected number, choice, rank, ordering, property or prediction"},
       {"kind = \"number\"\nfrom = \"moon\"\nvalue = \"params\"",
        "from 'moon': expected recording, lab or seed"},
       {"kind = \"number\"\nfrom = \"lab\"\nvalue = \"weights\"",

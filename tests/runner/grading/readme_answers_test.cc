@@ -15,7 +15,7 @@
 //      answer ("**case-b: a slow worker.**"), an ordering's names in order.
 // (b) is a floor, not a proof: it catches a README that quotes the answer,
 // not one that paraphrases it. Seeded ranks are left to (a): the README
-// cannot know a student's seed.
+// cannot know a student's seed; predictions to (b) only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -149,6 +149,7 @@ std::vector<std::string> ordering_forms(const std::vector<std::string>& names) {
 std::vector<std::string> answer_forms(const Exercise& ex, const Value& expected) {
   switch (ex.kind) {
     case Kind::kNumber:
+    case Kind::kPrediction:  // the measured value a prediction is graded against
       return expected.type == Value::Type::kNumber ? number_forms(ex, expected.number)
                                                    : std::vector<std::string>{};
     case Kind::kChoice: {
@@ -221,8 +222,12 @@ void check_lab(const LabCase& c) {
     EXPECT_FALSE(first.error) << where << "no expected answer on the reference recording "
                               << reference;
 
-    // (a) A run-dependent answer moves with the run.
-    if (ex.from == Source::kLab) {
+    // (a) A run-dependent answer moves with the run. A prediction needs no
+    // such proof: it is graded on the value the run itself recorded before
+    // its scenario started, so no answers file written for another run can
+    // stand in for it (prediction_grade.h).
+    if (ex.kind == Kind::kPrediction) {
+    } else if (ex.from == Source::kLab) {
       from_lab.push_back(ex.id);
     } else {
       const Moved moved = testing::compare(ex, first, testing::expected_of(ex, lab, after));

@@ -3,9 +3,12 @@
 // deadline is a result, not a failure), write run.json with every scenario
 // of the lab and its status, and show the lab's lesson: every [[lesson]]
 // check judged at quick scale must hold (labs/SCHEMA.md, "The lesson"), so
-// a lab whose story inverts fails here. `fabriclab grade NN` on that run
+// a lab whose story inverts fails here. A lab that asks for predictions gets
+// them in an answers file before the run, and run.json must hold each, taken
+// before the scenario it predicts started. `fabriclab grade NN` on that run
 // must pass with the answers derived from it
-// (tests/runner/grading/derived_answers.h): that proves the exercises can
+// (tests/runner/grading/derived_answers.h; a prediction earns at least half,
+// graded on what the run recorded): that proves the exercises can
 // be graded on a fresh run, not that they are right (the reference
 // recordings' hand-written answers do that).
 //
@@ -18,6 +21,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -102,6 +106,39 @@ void expect_the_lesson_held(const LabDefinition& lab, const nlohmann::json& mani
   EXPECT_NE(output.find(verdict), std::string::npos) << "the run did not say so:\n" << output;
 }
 
+// The predictions `fabriclab run` took before the run (run.json's
+// "predictions"): each with the value written, and taken before the
+// scenario it predicts started -- that scenario's own start in run.json.
+void expect_the_predictions_recorded_before_their_scenarios(
+    const LabDefinition& lab, const nlohmann::json& manifest,
+    const std::map<std::string, double>& predicted, const std::string& output) {
+  if (predicted.empty()) {
+    EXPECT_FALSE(manifest.contains("predictions")) << manifest["predictions"].dump();
+    return;
+  }
+  ASSERT_TRUE(manifest.contains("predictions")) << output;
+  EXPECT_EQ(manifest["predictions"].size(), predicted.size()) << manifest["predictions"].dump();
+  for (const auto& p : manifest["predictions"]) {
+    const std::string id = p["id"];
+    ASSERT_EQ(predicted.count(id), 1u) << p.dump();
+    EXPECT_EQ(p["value"].get<double>(), predicted.at(id)) << p.dump();
+    const Exercise* ex = nullptr;
+    for (const Exercise& e : lab.exercises)
+      if (e.id == id) ex = &e;
+    ASSERT_NE(ex, nullptr);
+    EXPECT_EQ(p["before"], ex->before);
+    double started = 0;
+    for (const auto& s : manifest["scenarios"])
+      if (s["name"] == ex->before) started = s["started_unix_s"].get<double>();
+    ASSERT_TRUE(p["before_scenario_started_unix_s"].is_number()) << p.dump();
+    EXPECT_EQ(p["before_scenario_started_unix_s"].get<double>(), started) << p.dump();
+    EXPECT_LT(p["recorded_unix_s"].get<double>(), started) << p.dump();
+    EXPECT_NE(output.find("prediction " + id + " (before scenario " + ex->before + "): 0.5"),
+              std::string::npos)
+        << "the run did not say it took it:\n" << output;
+  }
+}
+
 class LabQuickRun : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
@@ -112,9 +149,24 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
   testing::TempDir dir;
   const std::string output = dir.path() + "/runs";
 
-  const auto run = run_command({fabriclab::build_paths::fabriclab_binary(), "run", id, "--quick",
-                                "--labs", labs, "--output", output, "--no-charts"},
-                               {}, 540s);
+  // A lab that asks for predictions gets one for each, written before the
+  // run as a student would (labs/SCHEMA.md, "Predictions"); any number will
+  // do: predicting at all earns half the points.
+  const LabDefinition lab = load_lab(lab_toml, /*quick=*/true);
+  std::vector<std::string> args = {fabriclab::build_paths::fabriclab_binary(), "run", id, "--quick",
+                                   "--labs", labs, "--output", output, "--no-charts"};
+  std::map<std::string, double> predicted;
+  std::string predictions_text;
+  for (const Exercise& ex : lab.exercises) {
+    if (ex.kind != Kind::kPrediction) continue;
+    predicted[ex.id] = 0.5;
+    predictions_text += ex.id + " = 0.5\n";
+  }
+  if (!predicted.empty()) {
+    std::ofstream(dir.path() + "/predictions.toml") << predictions_text;
+    args.insert(args.end(), {"--answers", dir.path() + "/predictions.toml"});
+  }
+  const auto run = run_command(args, {}, 540s);
   ASSERT_TRUE(run.status.exited) << "still running after 540 s\n" << run.output;
   ASSERT_EQ(run.status.code, 0) << run.output;
   const std::string recording = run_directory(output);
@@ -126,20 +178,37 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
     EXPECT_TRUE(s["status"].is_string() && !s["status"].get<std::string>().empty()) << s.dump();
     recorded.insert(s["name"].get<std::string>());
   }
-  const LabDefinition lab = load_lab(lab_toml, /*quick=*/true);
   for (const ScenarioDefinition& s : lab.scenarios)
     EXPECT_EQ(recorded.count(s.name), 1u) << "scenario " << s.name << " missing from run.json";
   expect_the_congestion_control_it_pins(lab, manifest);
   expect_the_lesson_held(lab, manifest, run.output);
+  expect_the_predictions_recorded_before_their_scenarios(lab, manifest, predicted, run.output);
 
   const grading::testing::DerivedAnswers answers =
       grading::testing::derive_answers(lab_toml, recording);
   for (const std::string& problem : answers.problems) ADD_FAILURE() << "recording: " << problem;
   const std::string answers_path = dir.path() + "/answers.toml";
   std::ofstream(answers_path) << answers.right;
-  const auto grade = run_command({fabriclab::build_paths::fabriclab_binary(), "grade", id, "--labs",
-                                  labs, "--recording", recording, "--answers", answers_path});
-  EXPECT_EQ(grade.status.code, 0) << answers.right << grade.output << "\n(run)\n" << run.output;
+  const auto grade =
+      run_command({fabriclab::build_paths::fabriclab_binary(), "grade", id, "--labs", labs,
+                   "--recording", recording, "--answers", answers_path, "--json"});
+  // Every exercise passes but a prediction, which earns at least half (it
+  // was recorded) and all of it when 0.5 happened to be close.
+  const size_t brace = grade.output.find('{');
+  ASSERT_NE(brace, std::string::npos) << grade.output;
+  const nlohmann::json graded = nlohmann::json::parse(grade.output.substr(brace));
+  bool all_passed = true;
+  for (const auto& e : graded["exercises"]) {
+    all_passed = all_passed && e["status"] == "pass";
+    if (e["kind"] != "prediction") {
+      EXPECT_EQ(e["status"], "pass") << e.dump() << "\n" << answers.right << "\n(run)\n" << run.output;
+      continue;
+    }
+    EXPECT_GE(e["earned"].get<int>(), e["points"].get<int>() / 2) << e.dump();
+    EXPECT_EQ(e["prediction"]["predicted"], predicted[e["id"].get<std::string>()]) << e.dump();
+    EXPECT_TRUE(e["prediction"]["measured"].is_number()) << e.dump();
+  }
+  EXPECT_EQ(grade.status.code, all_passed ? 0 : 1) << grade.output;
 }
 
 // Issue 33's proof that the suite cannot stay green on a broken lesson: lab
