@@ -17,7 +17,9 @@
 #include "runner/cast/terminal_sanitizer.h"
 #include "runner/cli/commands.h"
 #include "runner/report/render_report.h"
+#include "runner/lab/draw.h"
 #include "runner/rundir/run_format.h"
+#include "runner/report/run_directory.h"
 
 namespace fabriclab::cli {
 namespace {
@@ -102,6 +104,8 @@ void replay(const ReplayArgs& args) {
                              ? fs::temp_directory_path() /
                                    ("fabriclab-charts-" + fs::absolute(dir).filename().string())
                              : fs::path(args.charts_dir);
+    options.conditions = runner::recorded_conditions_text(
+        runner::report::read_run_directory(dir).manifest.value("conditions", nlohmann::json()));
     runner::report::render_report(dir, std::cout, options);
     std::cout << "charts: " << options.charts_dir.string() << "\n";
     return;

@@ -4,7 +4,6 @@
 
 #include <fstream>
 
-#include "runner/lab/draw.h"
 #include "runner/report/charts.h"
 #include "runner/report/run_directory.h"
 #include "runner/report/scenario_summary.h"
@@ -38,22 +37,12 @@ void render_tables(const RunDirectory& run, const std::vector<ScenarioSummary>& 
 }  // namespace
 
 void render_report(const std::filesystem::path& run_dir, std::ostream& out,
-                   bool charts_in_terminal) {
-  ReportOptions options;
-  options.charts_in_terminal = charts_in_terminal;
-  render_report(run_dir, out, options);
-}
-
-void render_report(const std::filesystem::path& run_dir, std::ostream& out,
                    const ReportOptions& options) {
   const RunDirectory run = read_run_directory(run_dir);
   const std::vector<ScenarioSummary> summaries = summarize_run(run);
 
   out << "\n" << format_summary_table(summaries) << std::flush;
-  // The student's own parameters (run.json `conditions`, runner/lab/draw.h).
-  const std::string conditions =
-      recorded_conditions_text(run.manifest.value("conditions", nlohmann::json()));
-  if (!conditions.empty()) out << "Your conditions: " << conditions << "\n";
+  if (!options.conditions.empty()) out << "Your conditions: " << options.conditions << "\n";
 
   ChartOptions chart_options;
   chart_options.charts_dir = options.charts_dir.empty() ? run_dir / "charts" : options.charts_dir;

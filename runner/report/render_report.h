@@ -26,10 +26,12 @@ struct ReportOptions {
   bool terminal_color = false;       // ANSI colours in the terminal charts
   std::filesystem::path charts_dir;  // "" = <run dir>/charts
   std::chrono::milliseconds gnuplot_timeout = kGnuplotTimeout;
+  // The student's drawn conditions in words ("added latency 125 ms"), shown
+  // under the summary; "" for a lab that draws nothing. The caller words
+  // them (runner/lab/draw.h): report/ does not read lab files.
+  std::string conditions;
 };
 
-void render_report(const std::filesystem::path& run_dir, std::ostream& out,
-                   bool charts_in_terminal);
 void render_report(const std::filesystem::path& run_dir, std::ostream& out,
                    const ReportOptions& options);
 

@@ -12,6 +12,7 @@
 
 #include "runner/grading/graded_run.h"
 #include "runner/grading/lesson_verdict.h"
+#include "runner/lab/draw.h"
 #include "runner/link/sysctl_setting.h"
 #include "runner/report/render_report.h"
 #include "runner/report/run_directory.h"
@@ -152,7 +153,11 @@ void RunRecorder::finish(bool charts_in_terminal) {
   const std::string lesson = judge_the_lesson();
   if (!lesson.empty()) writer_.write_manifest();
   std::ostringstream report_text;
-  report::render_report(dir(), report_text, charts_in_terminal);
+  report::ReportOptions report_options;
+  report_options.charts_in_terminal = charts_in_terminal;
+  report_options.conditions =
+      recorded_conditions_text(manifest.value("conditions", nlohmann::json()));
+  report::render_report(dir(), report_text, report_options);
   console_.print("\n" + report_text.str());
   if (!lesson.empty()) console_.print("\n" + lesson);
   console_.print(fmt::format("\nrun directory: {}\n", dir()));
