@@ -37,6 +37,13 @@ void render_tables(const RunDirectory& run, const std::vector<ScenarioSummary>& 
 }  // namespace
 
 void render_report(const std::filesystem::path& run_dir, std::ostream& out,
+                   bool charts_in_terminal) {
+  ReportOptions options;
+  options.charts_in_terminal = charts_in_terminal;
+  render_report(run_dir, out, options);
+}
+
+void render_report(const std::filesystem::path& run_dir, std::ostream& out,
                    const ReportOptions& options) {
   const RunDirectory run = read_run_directory(run_dir);
   const std::vector<ScenarioSummary> summaries = summarize_run(run);

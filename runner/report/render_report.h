@@ -33,6 +33,8 @@ struct ReportOptions {
 };
 
 void render_report(const std::filesystem::path& run_dir, std::ostream& out,
+                   bool charts_in_terminal);
+void render_report(const std::filesystem::path& run_dir, std::ostream& out,
                    const ReportOptions& options);
 
 }  // namespace fabriclab::runner::report
