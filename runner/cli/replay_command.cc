@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/file_text.h"
 #include "common/input_error.h"
 #include "runner/cast/cast_reader.h"
 #include "runner/cast/player.h"
@@ -19,7 +20,7 @@
 #include "runner/report/render_report.h"
 #include "runner/lab/draw.h"
 #include "runner/rundir/run_format.h"
-#include "runner/report/run_directory.h"
+#include "runner/rundir/run_reader.h"
 
 namespace fabriclab::cli {
 namespace {
@@ -104,8 +105,11 @@ void replay(const ReplayArgs& args) {
                              ? fs::temp_directory_path() /
                                    ("fabriclab-charts-" + fs::absolute(dir).filename().string())
                              : fs::path(args.charts_dir);
+    // Only run.json holds the conditions: render_report reads the rest.
+    const fs::path manifest = dir / "run.json";
     options.conditions = runner::recorded_conditions_text(
-        runner::report::read_run_directory(dir).manifest.value("conditions", nlohmann::json()));
+        runner::rundir::parse_run_manifest(read_file_text(manifest), manifest.string())
+            .value("conditions", nlohmann::json()));
     runner::report::render_report(dir, std::cout, options);
     std::cout << "charts: " << options.charts_dir.string() << "\n";
     return;
