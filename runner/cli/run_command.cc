@@ -3,10 +3,12 @@
 // namespaces on this machine, or with --hosts runs its part of a lab spread
 // over several machines (host mode, runner/host/host_run.h).
 
+#include <cstdlib>
 #include <memory>
 #include <random>
 
 #include "common/input_error.h"
+#include "common/slurm_step.h"
 #include "netem/impairment.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/run_course.h"
@@ -19,6 +21,25 @@
 #include "runner/topology/user_namespace.h"
 
 namespace fabriclab::cli {
+
+namespace {
+
+// `--hosts slurm`: srun's step, with its complaints as exit 2.
+SlurmStep slurm_step_or_input_error() {
+  try {
+    return read_slurm_step([](const char* name) { return std::getenv(name); });
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ",") + name;
+  return out;
+}
+
+}  // namespace
 
 void add_run_command(CLI::App& app) {
   struct Flags {
@@ -64,7 +85,9 @@ void add_run_command(CLI::App& app) {
                   "[default: OUTPUT/NN-answers.toml, from `fabriclab grade NN --init`]");
   auto* hosts = cmd->add_option("--hosts", flags->hosts,
                                 "Host mode: the lab hosts' addresses, A,B[,...]; the first leads. "
-                                "Run the same command on every host")
+                                "Run the same command on every host. 'slurm': the hosts of the "
+                                "srun step this task runs in, and this host's place from "
+                                "SLURM_NODEID")
                     ->group("Host mode");
   cmd->add_option("--hosts-file", flags->hosts_file,
                   "Host mode: the lab hosts from a file, one address a line (# comments), "
@@ -75,7 +98,9 @@ void add_run_command(CLI::App& app) {
   // the callback (CLI11's needs() takes one option).
   std::vector<CLI::Option*> host_options;
   host_options.push_back(
-      cmd->add_option("--iface", flags->iface, "Host mode: this host's lab interface (impaired)")
+      cmd->add_option("--iface", flags->iface,
+                      "Host mode: this host's lab interface (impaired) [default: the one holding "
+                      "this host's address in the host list]")
           ->group("Host mode"));
   host_options.push_back(
       cmd->add_option("--host-index", flags->host_index,
@@ -98,6 +123,7 @@ void add_run_command(CLI::App& app) {
       "Example: fabriclab run 02 --quick --scenario clean --scenario latency\n"
       "Host mode: fabriclab run 02 --hosts 192.168.56.11,192.168.56.12 --iface eth1   (on both)\n"
       "           fabriclab run 05 --hosts A,B,C,D --iface eth1   (on all four)\n"
+      "Under Slurm: srun --nodes 4 --ntasks-per-node 1 fabriclab run 05 --hosts slurm\n"
       "The course: fabriclab run all   (every lab in order, then one table: how each ended,\n"
       "its time and its lesson)   fabriclab run 02-05 --quick");
   cmd->callback([flags, host_options, seed] {
@@ -109,9 +135,6 @@ void add_run_command(CLI::App& app) {
     }
     if (host_mode && seed->count() > 0)
       throw InputError("--seed: in host mode the lead draws the run's seed (expected --seed on a run without --hosts)");
-    if (host_mode && flags->iface.empty())
-      throw InputError(std::string(flags->hosts.empty() ? "--hosts-file" : "--hosts") +
-                       ": host mode needs --iface, this host's lab interface (ip -br addr)");
     runner::LabRunOptions options;
     const std::string labs = flags->labs_dir.empty() ? runner::default_labs_dir() : flags->labs_dir;
     options.backend = netem::parse_backend_kind(flags->backend);
@@ -143,14 +166,19 @@ void add_run_command(CLI::App& app) {
     take_predictions(lab, flags->answers, flags->output, options);
     if (host_mode) {
       // A real interface: no user namespace (it would hide the interface).
-      runner::host::HostRunOptions host_options{
-          options,
-          flags->hosts.empty() ? runner::host::read_host_file(flags->hosts_file)
-                               : runner::host::parse_host_list(flags->hosts),
-          flags->iface,
-          flags->host_index,
-          flags->ranks_per_host,
-          flags->port};
+      runner::host::HostRunOptions host_options{options, {}, flags->iface, flags->host_index,
+                                                flags->ranks_per_host, flags->port};
+      if (flags->hosts == "slurm") {
+        const SlurmStep step = slurm_step_or_input_error();
+        host_options.hosts = runner::host::parse_host_list(joined(step.hosts));
+        if (host_options.host_index < 0) host_options.host_index = step.index;
+      } else {
+        host_options.hosts = flags->hosts.empty() ? runner::host::read_host_file(flags->hosts_file)
+                                                  : runner::host::parse_host_list(flags->hosts);
+      }
+      if (host_options.iface.empty())
+        host_options.iface =
+            runner::host::default_lab_interface(host_options.hosts, host_options.host_index);
       const int code = runner::host::run_lab_on_hosts(lab, host_options);
       if (code != 0) throw CommandExit{code};
       return;
