@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks deploy/kubernetes/lab-job.yaml: the fields fabriclab relies on.
+"""Checks scripts/kubernetes/lab-job.yaml: the fields fabriclab relies on.
 
 There is no Kubernetes cluster on the test machine: this parses the
 manifest (PyYAML, Debian's python3-yaml) and checks what host mode needs
