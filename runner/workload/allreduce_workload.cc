@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "common/allreduce_algorithms.h"
 #include "common/input_error.h"
 #include "runner/workload/message_sizes.h"
 
@@ -34,7 +35,8 @@ class AllreduceWorkload : public Workload {
         {"minbytes", ParamKind::kInteger}, {"maxbytes", ParamKind::kInteger},
         {"stepfactor", ParamKind::kInteger}, {"iters", ParamKind::kInteger},
         {"warmup_iters", ParamKind::kInteger}, {"check", ParamKind::kInteger},
-        {"channels", ParamKind::kInteger}, {"timeout_s", ParamKind::kInteger}};
+        {"channels", ParamKind::kInteger}, {"timeout_s", ParamKind::kInteger},
+        {"algorithm", ParamKind::kString}};
     return keys;
   }
 
@@ -51,13 +53,19 @@ class AllreduceWorkload : public Workload {
     const int64_t channels = integer(w, "channels", 2);
     if (channels < 1 || channels > 16) throw std::invalid_argument("channels must be in 1..16");
     if (integer(w, "timeout_s", 120) < 1) throw std::invalid_argument("timeout_s must be >= 1");
+    const std::string algorithm = w.param("algorithm");
+    if (!algorithm.empty() && !is_allreduce_algorithm(algorithm))
+      throw std::invalid_argument("algorithm must be " + allreduce_algorithm_list() + ", not '" +
+                                  algorithm + "'");
   }
 
   std::vector<std::string> rank_command(const WorkloadDefinition& w,
                                         const std::string& metrics_path) const override {
     std::string sizes;
     for (int64_t s : sizes_of(w)) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
+    const std::string algorithm = w.param("algorithm");
     return {"bench",     "allreduce-rank",
+            "--algorithm", algorithm.empty() ? default_allreduce_algorithm() : algorithm,
             "--sizes",   sizes,
             "--iters",   std::to_string(integer(w, "iters", 5)),
             "--warmup",  std::to_string(integer(w, "warmup_iters", 1)),
