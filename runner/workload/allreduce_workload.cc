@@ -55,8 +55,8 @@ class AllreduceWorkload : public Workload {
     if (integer(w, "timeout_s", 120) < 1) throw std::invalid_argument("timeout_s must be >= 1");
     const std::string algorithm = w.param("algorithm");
     if (!algorithm.empty() && !is_allreduce_algorithm(algorithm))
-      throw std::invalid_argument("algorithm must be " + allreduce_algorithm_list() + ", not '" +
-                                  algorithm + "'");
+      throw std::invalid_argument("algorithm: expected " + allreduce_algorithm_list() +
+                                  ", got '" + algorithm + "'");
   }
 
   std::vector<std::string> rank_command(const WorkloadDefinition& w,
