@@ -55,8 +55,8 @@ class AllreduceWorkload : public Workload {
     if (integer(w, "timeout_s", 120) < 1) throw std::invalid_argument("timeout_s must be >= 1");
     const std::string algorithm = w.param("algorithm");
     if (!algorithm.empty() && !is_allreduce_algorithm(algorithm))
-      throw std::invalid_argument("algorithm: expected " + allreduce_algorithm_list() +
-                                  ", got '" + algorithm + "'");
+      throw std::invalid_argument("algorithm '" + algorithm + "' is not one of Gloo's: expected " +
+                                  allreduce_algorithm_list());
   }
 
   std::vector<std::string> rank_command(const WorkloadDefinition& w,
@@ -65,14 +65,14 @@ class AllreduceWorkload : public Workload {
     for (int64_t s : sizes_of(w)) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
     const std::string algorithm = w.param("algorithm");
     return {"bench",     "allreduce-rank",
-            "--algorithm", algorithm.empty() ? default_allreduce_algorithm() : algorithm,
             "--sizes",   sizes,
             "--iters",   std::to_string(integer(w, "iters", 5)),
             "--warmup",  std::to_string(integer(w, "warmup_iters", 1)),
             "--check",   std::to_string(integer(w, "check", 1)),
             "--channels", std::to_string(integer(w, "channels", 2)),
             "--timeout", std::to_string(integer(w, "timeout_s", 120)),
-            "--metrics", metrics_path};
+            "--metrics", metrics_path,
+            "--algorithm", algorithm.empty() ? default_allreduce_algorithm() : algorithm};
   }
 
   int64_t planned_steps(const WorkloadDefinition& w) const override {

@@ -272,7 +272,7 @@ TEST_F(LabDefinitionTest, TablesAreCheckedAgainstTheirRegistry) {
   EXPECT_EQ(lab.tables, (std::vector<std::string>{"wire_bytes", "scale_up"}));
   EXPECT_TRUE(load_lab(write(kScenario)).tables.empty());
   EXPECT_NE(error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario)
-                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up, per_rank, cost, sweep, queue, uplinks)"),
+                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up, per_rank, cost, sweep, queue, uplinks, alpha_beta)"),
             std::string::npos)
       << error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario);
 }
