@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/allreduce_algorithms.h"
+#include "runner/report/alpha_beta_chart.h"
 #include "runner/report/alpha_beta_fit.h"
 #include "runner/report/alpha_beta_table.h"
 #include "runner/report/scenario_summary.h"
@@ -141,6 +142,24 @@ TEST(AlphaBetaTable, ShowsEachFitAndMarksTheFastestPerSize) {
   EXPECT_NE(table.find("    4 KiB     140.2 (  140.2)       42.2 (   42.2)*"), std::string::npos)
       << table;
   EXPECT_EQ(format_alpha_beta_table({}), "");
+}
+
+TEST(AlphaBetaChart, PlotsEachFitsMeasuredPointsAndItsModel) {
+  std::vector<ScenarioSeries> series(2);
+  series[0].name = "ring-5ms";
+  series[0].result = summarize_scenario(sweep("ring", 10000, 14));
+  series[1].name = "old";  // no algorithm in its start events: no fit, not drawn
+  series[1].result = summarize_scenario(sweep(nullptr, 10000, 14));
+  const std::string script = alpha_beta_chart_script(series, "t", "alpha_beta_fit.svg");
+  // 4 KiB: measured = model = 140 ms + 4096 / 25 us.
+  EXPECT_NE(script.find("$fit0 << EOD\n# ring-5ms: size_bytes measured_ms model_ms\n4096 140.16384 "
+                        "140.16384\n"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("$fit0 using 1:3 with lines"), std::string::npos) << script;
+  EXPECT_EQ(script.find("$fit1"), std::string::npos) << "the series without a fit";
+  EXPECT_NE(alpha_beta_chart_script({}, "t", "x.svg").find("plot $fit0"), std::string::npos)
+      << "an empty chart is still a valid script";
 }
 
 TEST(AlphaBetaTable, SizesAsTheyAreRead) {
