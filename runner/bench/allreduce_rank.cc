@@ -1,8 +1,6 @@
 #include "runner/bench/allreduce_rank.h"
 
-#include <gloo/allreduce.h>
 #include <gloo/barrier.h>
-#include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
@@ -17,6 +15,8 @@
 #include <thread>
 
 #include "common/input_error.h"
+#include "common/allreduce_algorithms.h"
+#include "runner/bench/allreduce_algorithm.h"
 #include "runner/bench/allreduce_check.h"
 #include "runner/bench/allreduce_events.h"
 #include "trainer/metrics_writer.h"
@@ -27,7 +27,6 @@ namespace fabriclab::runner::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using ReduceFn = void (*)(void*, const void*, const void*, size_t);
 
 // The Gloo contexts of one rank, one per channel, each on its own device.
 class Channels {
@@ -62,52 +61,61 @@ class Channels {
   std::vector<std::shared_ptr<gloo::Context>> contexts_;
 };
 
-// One allreduce of `count` floats: `in` == nullptr means in-place on `out`.
-// Each channel reduces its own contiguous slice, concurrently.
-void allreduce(const Channels& channels, const float* in, float* out, size_t count, ReduceFn reduce,
-               size_t segment_bytes) {
-  auto slice = [&](size_t c) {
-    const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
-    if (end == begin) return;
-    gloo::AllreduceOptions options(channels[c]);
-    if (in != nullptr) options.setInput(const_cast<float*>(in) + begin, end - begin);
-    options.setOutput(out + begin, end - begin);
-    options.setReduceFunction(reduce);
-    if (segment_bytes > 0) options.setMaxSegmentSize(segment_bytes);
-    gloo::allreduce(options);
-  };
-  if (channels.size() == 1) return slice(0);
-  // A lost peer fails every channel's allreduce: each failure is caught where
-  // it happens and the first rethrown here, after every channel has ended --
-  // escaping a thread it would abort the rank (std::terminate) instead of
-  // letting it say which collective failed.
-  std::vector<std::exception_ptr> failed(channels.size());
-  auto run = [&](size_t c) {
-    try {
-      slice(c);
-    } catch (...) {
-      failed[c] = std::current_exception();
+// One allreduce of `count` floats into `out`, with the options' algorithm:
+// each channel reduces its own contiguous slice, concurrently. Built once per
+// size and place (allreduce_algorithm.h); run() with `in` == nullptr is in
+// place.
+class SlicedAllreduce {
+ public:
+  SlicedAllreduce(const Channels& channels, const AllreduceRankOptions& o, float* out,
+                  size_t count) {
+    for (size_t c = 0; c < channels.size(); ++c) {
+      const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
+      begins_.push_back(begin);
+      slices_.push_back(std::make_unique<ChannelAllreduce>(
+          o.algorithm, channels[c], out + begin, end - begin, o.wrong_reduction,
+          static_cast<size_t>(o.segment_bytes)));
     }
-  };
-  std::vector<std::thread> others;
-  for (size_t c = 1; c < channels.size(); ++c) others.emplace_back(run, c);
-  run(0);
-  for (std::thread& t : others) t.join();
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
-}
+  }
+
+  void run(const float* in) {
+    auto slice = [&](size_t c) { slices_[c]->run(in == nullptr ? nullptr : in + begins_[c]); };
+    if (slices_.size() == 1) return slice(0);
+    // A lost peer fails every channel's allreduce: each failure is caught where
+    // it happens and the first rethrown here, after every channel has ended --
+    // escaping a thread it would abort the rank (std::terminate) instead of
+    // letting it say which collective failed.
+    std::vector<std::exception_ptr> failed(slices_.size());
+    auto run_one = [&](size_t c) {
+      try {
+        slice(c);
+      } catch (...) {
+        failed[c] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> others;
+    for (size_t c = 1; c < slices_.size(); ++c) others.emplace_back(run_one, c);
+    run_one(0);
+    for (std::thread& t : others) t.join();
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  std::vector<size_t> begins_;
+  std::vector<std::unique_ptr<ChannelAllreduce>> slices_;
+};
 
 PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int rank,
-                    int world_size, std::vector<float>& in, std::vector<float>& out, bool in_place,
-                    ReduceFn reduce) {
+                    int world_size, std::vector<float>& in, std::vector<float>& out,
+                    bool in_place) {
   const size_t count = out.size();
   const float* input = in_place ? nullptr : in.data();
-  for (int i = 0; i < o.warmup; ++i)
-    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+  SlicedAllreduce allreduce(channels, o, out.data(), count);
+  for (int i = 0; i < o.warmup; ++i) allreduce.run(input);
   channels.barrier();
   const auto start = Clock::now();
-  for (int i = 0; i < o.iters; ++i)
-    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+  for (int i = 0; i < o.iters; ++i) allreduce.run(input);
   const std::chrono::duration<double, std::micro> elapsed = Clock::now() - start;
   PlaceResult result;
   result.time_us = elapsed.count() / o.iters;
@@ -115,7 +123,7 @@ PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int
     // Fresh data: in-place iterations have summed the sums many times over.
     fill_allreduce_input(in_place ? out.data() : in.data(), count, rank);
     if (!in_place) std::fill(out.begin(), out.end(), 0.0f);
-    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+    allreduce.run(input);
     result.wrong = count_wrong_elements(out.data(), count, world_size);
   }
   return result;
@@ -133,10 +141,10 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o, ReduceFn reduce,
+void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o,
                std::ofstream& results, trainer::MetricsWriter& metrics, int64_t& step) {
-  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s)", rv.rank, rv.master_addr,
-               rv.master_port, o.channels);
+  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s), algorithm {}", rv.rank,
+               rv.master_addr, rv.master_port, o.channels, o.algorithm);
   Channels channels(rv, o.channels);
   trainer::WireBytes wire(trainer::lab_interface(rv.iface, rv.bind_addr));
   nlohmann::json start = allreduce_start_fields(o, rv.world_size);
@@ -156,9 +164,9 @@ void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o, Red
     fill_allreduce_input(in.data(), count, rv.rank);
     SizeResult r;
     r.size_bytes = size;
-    r.out_of_place = measure(channels, o, rv.rank, rv.world_size, in, out, false, reduce);
+    r.out_of_place = measure(channels, o, rv.rank, rv.world_size, in, out, false);
     fill_allreduce_input(out.data(), count, rv.rank);
-    r.in_place = measure(channels, o, rv.rank, rv.world_size, in, out, true, reduce);
+    r.in_place = measure(channels, o, rv.rank, rv.world_size, in, out, true);
     r.step_ms = ms_since(step_start);
     if (results.is_open()) {
       results << nlohmann::json{{"size", size},
@@ -185,6 +193,8 @@ void run_allreduce_rank(const trainer::Rendezvous& rv, const AllreduceRankOption
   if (rv.world_size < 2) throw InputError("bench allreduce-rank needs WORLD_SIZE >= 2");
   if (o.iters < 1 || o.warmup < 0 || o.channels < 1)
     throw InputError("--iters must be >= 1, --warmup >= 0, --channels >= 1");
+  if (!is_allreduce_algorithm(o.algorithm))
+    throw InputError("--algorithm " + o.algorithm + ": expected " + allreduce_algorithm_list());
   if (o.results_path.empty() && o.metrics_path.empty())
     throw InputError("give --results or --metrics (or both)");
   trainer::ignore_broken_pipes();
@@ -198,11 +208,9 @@ void run_allreduce_rank(const trainer::Rendezvous& rv, const AllreduceRankOption
   }
   trainer::MetricsWriter metrics(o.metrics_path, rv.rank);  // "" = none
 
-  const ReduceFn reduce = o.wrong_reduction ? static_cast<ReduceFn>(&gloo::max<float>)
-                                            : static_cast<ReduceFn>(&gloo::sum<float>);
   int64_t step = 0;  // the size being measured, for the error event
   try {
-    run_sizes(rv, o, reduce, results, metrics, step);
+    run_sizes(rv, o, results, metrics, step);
   } catch (const std::exception& e) {
     // The workload contract: a failing rank says why in its events too.
     metrics.write("error", {{"step", step}, {"message", e.what()}});

@@ -48,6 +48,9 @@ struct AllreduceRankOptions {
   int channels = 1;
   int64_t segment_bytes = 0;  // Gloo's largest send/recv per step (two in flight); 0 = its 1 MiB
   bool wrong_reduction = false;
+  // Which of Gloo's allreduce algorithms (common/allreduce_algorithms.h);
+  // "ring" is gloo::allreduce, what the rank ran before it had the choice.
+  std::string algorithm = "ring";
   std::string results_path;  // "" = no JSON lines of results
   // "" = none; else the `allreduce` workload's metrics events
   // (allreduce_events.h): what a lab scenario's ranks write.

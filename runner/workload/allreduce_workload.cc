@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "common/allreduce_algorithms.h"
 #include "common/input_error.h"
 #include "runner/workload/message_sizes.h"
 
@@ -34,7 +35,8 @@ class AllreduceWorkload : public Workload {
         {"minbytes", ParamKind::kInteger}, {"maxbytes", ParamKind::kInteger},
         {"stepfactor", ParamKind::kInteger}, {"iters", ParamKind::kInteger},
         {"warmup_iters", ParamKind::kInteger}, {"check", ParamKind::kInteger},
-        {"channels", ParamKind::kInteger}, {"timeout_s", ParamKind::kInteger}};
+        {"channels", ParamKind::kInteger}, {"timeout_s", ParamKind::kInteger},
+        {"algorithm", ParamKind::kString}};
     return keys;
   }
 
@@ -51,12 +53,17 @@ class AllreduceWorkload : public Workload {
     const int64_t channels = integer(w, "channels", 2);
     if (channels < 1 || channels > 16) throw std::invalid_argument("channels must be in 1..16");
     if (integer(w, "timeout_s", 120) < 1) throw std::invalid_argument("timeout_s must be >= 1");
+    const std::string algorithm = w.param("algorithm");
+    if (!algorithm.empty() && !is_allreduce_algorithm(algorithm))
+      throw std::invalid_argument("algorithm '" + algorithm + "' is not one of Gloo's: expected " +
+                                  allreduce_algorithm_list());
   }
 
   std::vector<std::string> rank_command(const WorkloadDefinition& w,
                                         const std::string& metrics_path) const override {
     std::string sizes;
     for (int64_t s : sizes_of(w)) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
+    const std::string algorithm = w.param("algorithm");
     return {"bench",     "allreduce-rank",
             "--sizes",   sizes,
             "--iters",   std::to_string(integer(w, "iters", 5)),
@@ -64,7 +71,8 @@ class AllreduceWorkload : public Workload {
             "--check",   std::to_string(integer(w, "check", 1)),
             "--channels", std::to_string(integer(w, "channels", 2)),
             "--timeout", std::to_string(integer(w, "timeout_s", 120)),
-            "--metrics", metrics_path};
+            "--metrics", metrics_path,
+            "--algorithm", algorithm.empty() ? default_allreduce_algorithm() : algorithm};
   }
 
   int64_t planned_steps(const WorkloadDefinition& w) const override {

@@ -37,8 +37,15 @@ TEST(WorkloadRegistry, AllreduceRunsTheBenchRankWithItsSweepAsSteps) {
             (std::vector<std::string>{"bench", "allreduce-rank", "--sizes",
                                       "1048576,2097152,4194304", "--iters", "3", "--warmup", "1",
                                       "--check", "1", "--channels", "2", "--timeout", "120",
-                                      "--metrics", "/tmp/m.jsonl"}));
+                                      "--metrics", "/tmp/m.jsonl", "--algorithm", "ring"}));
   EXPECT_EQ(allreduce.planned_steps(w), 3) << "one step per message size";
+  // The lab's algorithm reaches the rank; an unknown one is refused.
+  w.params["algorithm"] = "halving_doubling";
+  EXPECT_EQ(allreduce.rank_command(w, "/tmp/m.jsonl").back(), "halving_doubling");
+  EXPECT_NO_THROW(allreduce.check(w));
+  w.params["algorithm"] = "tree";
+  EXPECT_THROW(allreduce.check(w), std::invalid_argument) << "not one of Gloo's";
+  w.params.erase("algorithm");
   EXPECT_NO_THROW(allreduce.check(w));
   EXPECT_THROW(allreduce.model_params(w), std::exception) << "it trains no model";
   w.params["stepfactor"] = "1";
