@@ -3,6 +3,7 @@
 
 #include "runner/report/cost_table.h"
 #include "runner/report/per_rank_table.h"
+#include "runner/report/port_table.h"
 #include "runner/report/queue_table.h"
 #include "runner/report/scale_up_table.h"
 #include "runner/report/sweep_table.h"
@@ -21,6 +22,7 @@ const TableKind kTables[] = {
     {"sweep", format_sweep_table},
     {"queue", format_queue_table},
     {"uplinks", format_uplink_table},
+    {"ports", format_port_table},
 };
 
 }  // namespace

@@ -73,6 +73,11 @@ const std::vector<LabCase>& lab_cases() {
        {"ecmp-a", "same-tor"},
        {"ecmp-b", "ecmp-c"},
        {"ecmp-c", "ecmp-b"}}}},
+    // reimaged <-> fixed: reimaged now paused nothing (paused-ms 0), its
+    // queue p99 is an answering node's (prediction), it cost less than
+    // clean or about as much (minutes-lost), and fixed paused (the-fix: no
+    // longer "marks-not-pauses"); another seed, another node.
+    {"12", {{{"reimaged", "fixed"}, {"fixed", "reimaged"}}}},
 };
   return cases;
 }
