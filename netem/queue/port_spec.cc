@@ -73,8 +73,10 @@ class PortSpecParser : private TcWords {
     } else if (k == "lossless") {
       policy(QueuePolicy::kLossless, at);
     } else if (k == "kmin" || k == "kmax" || k == "k" || k == "pmax") {
-      if (s_.policy != QueuePolicy::kEcn || !policy_at_)
-        fail(at, quoted(at) + " belongs to the ecn policy; write it after 'ecn'");
+      // A lossless port may mark too (RoCE's lossless class with DCQCN's
+      // ECN: lab 12): the marks slow the senders that react before XOFF.
+      if (s_.policy == QueuePolicy::kTailDrop || !policy_at_)
+        fail(at, quoted(at) + " belongs to the ecn policy; write it after 'ecn' (or after a lossless port's xon)");
       once(k == "k" ? "kmin" : k.c_str(), at);
       if (k == "k") {
         once("kmax", at);
@@ -93,9 +95,11 @@ class PortSpecParser : private TcWords {
     } else {
       fail(at, "unknown word " + quoted(at) +
                    "; expected rate, limit, and one of taildrop, ecn (kmin, kmax, pmax or k), "
-                   "lossless (xoff, xon)");
+                   "lossless (xoff, xon, then optionally kmin, kmax, pmax or k)");
     }
   }
+
+  bool marks_seen() const { return seen_.count("kmin") || seen_.count("kmax") || seen_.count("pmax"); }
 
   size_t at(const char* name) const {
     auto it = seen_.find(name);
@@ -105,7 +109,7 @@ class PortSpecParser : private TcWords {
   void check() {
     if (!s_.rate_bytes_per_s) fail(w_.size(), "a queue needs 'rate RATE' (how fast the port drains)");
     if (!s_.limit_bytes) fail(w_.size(), "a queue needs 'limit SIZE' (the port's buffer)");
-    if (s_.policy == QueuePolicy::kEcn) {
+    if (s_.policy == QueuePolicy::kEcn || (s_.policy == QueuePolicy::kLossless && marks_seen())) {
       if (!s_.kmin_bytes || !s_.kmax_bytes)
         fail(w_.size(), "ecn needs 'kmin SIZE kmax SIZE' (or 'k SIZE', DCTCP's one threshold)");
       if (s_.kmin_bytes > s_.kmax_bytes)
@@ -122,6 +126,8 @@ class PortSpecParser : private TcWords {
         fail(at("xon"), "xon is not below xoff; expected xon < xoff");
       if (s_.xoff_bytes > s_.limit_bytes)
         fail(at("xoff"), "xoff is above the limit; expected xoff <= limit");
+      if (s_.kmin_bytes >= s_.xoff_bytes)
+        fail(at("kmin"), "kmin is not below xoff; expected kmin < xoff (the port would pause before it marks)");
     }
   }
 
@@ -150,14 +156,18 @@ const char* policy_name(QueuePolicy policy) {
   return "?";
 }
 
+bool port_marks(const PortSpec& s) {
+  return s.policy == QueuePolicy::kEcn || (s.policy == QueuePolicy::kLossless && s.kmin_bytes > 0);
+}
+
 std::string print_port_spec(const PortSpec& s) {
   std::string out = "rate " + rate_words(s.rate_bytes_per_s) + " limit " + size_words(s.limit_bytes) +
                     " " + policy_name(s.policy);
-  if (s.policy == QueuePolicy::kEcn)
-    out += " kmin " + size_words(s.kmin_bytes) + " kmax " + size_words(s.kmax_bytes) + " pmax " +
-           probability_words(s.pmax);
   if (s.policy == QueuePolicy::kLossless)
     out += " xoff " + size_words(s.xoff_bytes) + " xon " + size_words(s.xon_bytes);
+  if (port_marks(s))
+    out += " kmin " + size_words(s.kmin_bytes) + " kmax " + size_words(s.kmax_bytes) + " pmax " +
+           probability_words(s.pmax);
   return out;
 }
 

@@ -5,6 +5,7 @@
 //   rate RATE limit SIZE ecn kmin SIZE kmax SIZE [pmax P]
 //   rate RATE limit SIZE ecn k SIZE                (DCTCP: one threshold, pmax 1)
 //   rate RATE limit SIZE lossless xoff SIZE xon SIZE
+//   rate RATE limit SIZE lossless xoff SIZE xon SIZE kmin SIZE kmax SIZE pmax P
 //
 // RATE: tc's rate words (500mbit, 1gbit); SIZE: tc's sizes (256kb = 256 x
 // 1024 bytes, 1mb, 1500); P: a fraction (0.2) or a percentage (1%), in
@@ -16,7 +17,11 @@
 //             packets and drops the others; a full buffer still drops;
 //   lossless  never drops: when the queue passes xoff the port pauses the
 //             upstream links feeding it until it drains below xon (PFC's
-//             XOFF/XON), and everything else those links carry waits too.
+//             XOFF/XON), and everything else those links carry waits too;
+//             with kmin/kmax/pmax (or k) it also marks ECT packets as ecn
+//             does, below xoff, and never drops the ones it cannot mark
+//             (RoCE's lossless class with DCQCN: a sender that ignores the
+//             marks fills the queue to XOFF and is paused; lab 12).
 // Published profiles, for reference: DCQCN kmin 5kb kmax 200kb pmax 1%;
 // HPCC's simulator at 100G kmin 400kb kmax 1600kb pmax 0.2.
 //
@@ -54,6 +59,9 @@ PortSpec parse_port_spec(const std::string& text);  // split on whitespace
 
 // Canonical words: parse_port_spec(print_port_spec(s)) == s.
 std::string print_port_spec(const PortSpec& spec);
+
+// Whether the port marks CE: an ecn port, or a lossless one with thresholds.
+bool port_marks(const PortSpec& spec);
 
 const char* policy_name(QueuePolicy policy);  // "taildrop", "ecn", "lossless"
 

@@ -39,7 +39,7 @@ SwitchModel::SwitchModel(std::vector<PortSpec> ports, int ingresses, uint64_t se
     port.spec = spec;
     port.bytes_from.assign(ingresses_.size(), 0);
     port.depth_histogram.assign(spec.limit_bytes / kDepthBucket + 2, 0);
-    if (spec.policy == QueuePolicy::kEcn) {
+    if (port_marks(spec)) {
       port.ect_by_depth.assign(port.depth_histogram.size(), 0);
       port.marked_by_depth.assign(port.depth_histogram.size(), 0);
     }
@@ -108,13 +108,15 @@ void SwitchModel::enqueue(int64_t now_ns, const SwitchPacket& packet) {
     return;
   }
   const size_t bucket = std::min<size_t>(found / kDepthBucket, port.depth_histogram.size() - 1);
-  const bool marked = s.policy == QueuePolicy::kEcn && marks(port);
-  if (s.policy == QueuePolicy::kEcn && packet.ect) {
+  const bool marked = port_marks(s) && marks(port);
+  if (port_marks(s) && packet.ect) {
     ++port.ect_by_depth[bucket];
     if (marked) ++port.marked_by_depth[bucket];
   }
-  if (marked) {
-    if (!packet.ect) {  // RED drops what it cannot mark
+  if (marked && (packet.ect || s.policy == QueuePolicy::kEcn)) {
+    // A lossless port queues what it cannot mark (its senders are paused
+    // instead); RED drops it.
+    if (!packet.ect) {
       ++port.counters.dropped;
       ++port.counters.unmarkable;
       ready_.push_back({packet.token, SwitchVerdict::kDrop});

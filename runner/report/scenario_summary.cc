@@ -124,6 +124,10 @@ std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
     }
     summary.wire = summarize_wire_bytes(events);
     summary.ranks = rank_view(events);
+    for (const json& event : events)
+      if (event.value("event", std::string()) == "counters" && event.contains("queues") &&
+          event["queues"].is_object())
+        summary.ports = event["queues"];
     summary.result = summarize_scenario(events, summary.wire, summary.ranks);
     // How long it ran before it was cut off: from its first step's start.
     double first_step_start_s = std::numeric_limits<double>::infinity();

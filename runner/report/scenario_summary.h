@@ -90,6 +90,10 @@ struct ScenarioResult {
   // none), and the mean share of step time the other ranks spent waiting.
   std::optional<int> straggler;
   std::optional<int> slow_link;
+  // The rank whose connections' median round trip is longer than every
+  // other rank's (lab 12: the node a lossless port pauses holds every packet
+  // it sends, its ACKs too); null when two share the longest or none has one.
+  std::optional<int> longest_rtt;
   std::optional<double> others_wait_share;
   // Allreduce scenarios only (above); absent from JSON for the others.
   std::optional<double> busbw_gb_per_s;
@@ -190,6 +194,10 @@ struct ScenarioSummary {
   WireBytes wire;
   // Each rank's compute and wait, and the straggler (rank_times.h).
   RankView ranks;
+  // The switch's ports as the last `counters` event with them left them
+  // (`queues`, keyed "rN": the port toward rank N; recordings/FORMAT.md);
+  // null when the scenario had no queue (port_table.h, lab 12).
+  nlohmann::json ports;
 };
 
 // The result of one scenario's events (any order; other scenarios' events

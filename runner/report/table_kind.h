@@ -23,6 +23,8 @@
 //   alpha_beta   per allreduce scenario: the alpha-beta model fitted to its
 //                sweep, then each size's measured time beside the model's
 //                and the fastest algorithm there (lab 11)
+//   ports        per scenario and switch port: packets, CE marks, pauses,
+//                pause time and depth -- which port paused (lab 12)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

@@ -4,6 +4,7 @@
 #include "runner/report/alpha_beta_table.h"
 #include "runner/report/cost_table.h"
 #include "runner/report/per_rank_table.h"
+#include "runner/report/port_table.h"
 #include "runner/report/queue_table.h"
 #include "runner/report/scale_up_table.h"
 #include "runner/report/sweep_table.h"
@@ -23,6 +24,7 @@ const TableKind kTables[] = {
     {"queue", format_queue_table},
     {"uplinks", format_uplink_table},
     {"alpha_beta", format_alpha_beta_table},
+    {"ports", format_port_table},
 };
 
 }  // namespace

@@ -53,6 +53,26 @@ TEST(PortSpec, LosslessPausesBetweenXoffAndXon) {
   EXPECT_EQ(parse_port_spec("lossless xoff 200kb xon 100kb rate 500mbit limit 512kb"), s);
 }
 
+// Lab 12: RoCE's lossless class marks for DCQCN below XOFF.
+TEST(PortSpec, LosslessMayMarkBelowXoff) {
+  const PortSpec s =
+      parse_port_spec("rate 100mbit limit 256kb lossless xoff 96kb xon 64kb kmin 10kb kmax 40kb pmax 0.2");
+  EXPECT_EQ(s.policy, QueuePolicy::kLossless);
+  EXPECT_TRUE(port_marks(s));
+  EXPECT_EQ(s.kmin_bytes, 10u * 1024);
+  EXPECT_EQ(s.kmax_bytes, 40u * 1024);
+  EXPECT_DOUBLE_EQ(s.pmax, 0.2);
+  EXPECT_EQ(parse_port_spec(print_port_spec(s)), s);
+  EXPECT_FALSE(port_marks(parse_port_spec("rate 100mbit limit 256kb lossless xoff 96kb xon 64kb")));
+  EXPECT_NE(error("rate 100mbit limit 256kb lossless xoff 96kb xon 64kb kmin 10kb kmax 40kb")
+                .find("needs 'pmax P'"),
+            std::string::npos);
+  EXPECT_NE(error("rate 100mbit limit 256kb lossless xoff 96kb xon 64kb k 100kb").find("kmin < xoff"),
+            std::string::npos);
+  EXPECT_NE(error("rate 100mbit limit 256kb taildrop k 10kb").find("write it after 'ecn'"),
+            std::string::npos);
+}
+
 TEST(PortSpec, BadWordsSayWhatWasExpected) {
   EXPECT_NE(error("limit 256kb").find("needs 'rate RATE'"), std::string::npos);
   EXPECT_NE(error("rate 500mbit").find("needs 'limit SIZE'"), std::string::npos);

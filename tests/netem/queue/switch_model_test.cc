@@ -113,6 +113,31 @@ TEST(SwitchModel, LosslessPausesTheUpstreamAndItsOtherTrafficWaitsToo) {
   EXPECT_EQ(sw.port_counters(0, 5 * kMs).dropped + sw.port_counters(1, 5 * kMs).dropped, 0u);
 }
 
+// Lab 12: a lossless port that marks. A packet that can carry the mark
+// gets CE; one that cannot (its sender's ECN is off) is queued unmarked,
+// never dropped, and its sender is paused at XOFF instead.
+TEST(SwitchModel, LosslessMarksWhatItCanAndQueuesTheRest) {
+  SwitchModel sw({parse_port_spec("rate 8kbit limit 100kb lossless xoff 6kb xon 3kb k 2kb")}, 2, 1);
+  for (uint64_t n = 0; n < 50; ++n)
+    sw.arrive(0, {n, /*ingress=*/static_cast<int>(n % 2), 0, 100, /*ect=*/n % 2 == 0});
+  const auto verdicts = by_token(sw.take(0));
+  EXPECT_TRUE(verdicts.empty());  // nothing dropped at once
+  const auto left = by_token(sw.take(100'000 * kMs));
+  ASSERT_EQ(left.size(), 50u);
+  for (const auto& [token, kind] : left) {
+    if (token * 100 < 2048 || token % 2 == 1) {
+      EXPECT_EQ(kind, SwitchVerdict::kAccept) << token;
+    } else {
+      EXPECT_EQ(kind, SwitchVerdict::kAcceptCe) << token;
+    }
+  }
+  const PortCounters c = sw.port_counters(0, 100'000 * kMs);
+  EXPECT_EQ(c.dropped, 0u);
+  EXPECT_EQ(c.unmarkable, 0u);
+  EXPECT_GT(c.marked, 0u);
+  EXPECT_EQ(c.pauses, 0u);  // 5000 bytes: below xoff
+}
+
 TEST(SwitchModel, LosslessNeverDropsAndHeldPacketsKeepTheirOrder) {
   SwitchModel sw({parse_port_spec("rate 8mbit limit 4kb lossless xoff 2000 xon 1000")}, 1, 1);
   for (uint64_t t = 0; t < 50; ++t) sw.arrive(static_cast<int64_t>(t) * 1000, {t, 0, 0, 1000, true});

@@ -83,6 +83,36 @@ TEST(ReferenceRecordings, Lab05NamesTheSeedsRankFromTheMeasurementsAlone) {
   EXPECT_TRUE(results.at("case-a").at("straggler").is_null()) << "a slow link holds everyone alike";
 }
 
+// Issue 37's check for lab 12, on the reference run: the seed's node has
+// the longest round trip; the port toward it paused and marked nothing (its
+// connections never negotiated ECN); clean and fixed paused no port.
+TEST(ReferenceRecordings, Lab12TheSeedsNodeIsPausedAndNeverMarked) {
+  const fs::path dir =
+      fs::path(fabriclab::build_paths::source_dir()) / "recordings/12-find-the-node";
+  if (!fs::exists(dir / "run.json")) SKIP_OR_FAIL_IN_CI("no " << dir << "/run.json yet");
+  const nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
+  const int node =
+      static_cast<int>(runner::seed_pick(run.at("seed").get<uint64_t>(), "reimaged_node", 4));
+  std::map<std::string, nlohmann::json> results;
+  for (const auto& s : run.at("scenarios")) results[s.at("name")] = s.at("result");
+  EXPECT_EQ(results.at("reimaged").at("longest_rtt"), node);
+  EXPECT_GT(results.at("reimaged").at("paused_ms").get<double>(), 0);
+  EXPECT_EQ(results.at("clean").at("paused_ms").get<double>(), 0);
+  EXPECT_EQ(results.at("fixed").at("paused_ms").get<double>(), 0);
+  // The last counters sample of reimaged: the port toward the node.
+  nlohmann::json ports;
+  std::ifstream metrics(dir / "metrics.jsonl");
+  for (std::string line; std::getline(metrics, line);) {
+    const nlohmann::json e = nlohmann::json::parse(line);
+    if (e.value("scenario", "") == "reimaged" && e.value("event", "") == "counters" &&
+        e.contains("queues"))
+      ports = e.at("queues");
+  }
+  const nlohmann::json& toward = ports.at("r" + std::to_string(node));
+  EXPECT_EQ(toward.at("marked").get<int>(), 0);
+  EXPECT_GT(toward.at("paused_ms").get<double>(), 0);
+}
+
 // Issue 15's check for lab 04, on the reference run: the slow link is the
 // one seed_pick chose for the run's seed, and the slow sweep's busbw is 0.2
 // to 0.35 of clean's at the largest size (a ring at a quarter-rate link).

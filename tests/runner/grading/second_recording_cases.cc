@@ -79,6 +79,11 @@ const std::vector<LabCase>& lab_cases() {
     // less than hd-5ms's (pick-small: ring), and its 16 MiB busbw 0.00926
     // against hd-5ms's 0.0148 (pick-large: halving_doubling, not either).
     {"11", {{{"ring-5ms", "hd-1ms"}, {"hd-1ms", "ring-5ms"}}}},
+    // reimaged <-> fixed: reimaged now paused nothing (paused-ms 0), its
+    // queue p99 is an answering node's (prediction), it cost less than
+    // clean or about as much (minutes-lost), and fixed paused (the-fix: no
+    // longer "marks-not-pauses"); another seed, another node.
+    {"12", {{{"reimaged", "fixed"}, {"fixed", "reimaged"}}}},
 };
   return cases;
 }

@@ -5,6 +5,7 @@
 #include "report_fixture.h"
 #include "runner/report/chart_data.h"
 #include "runner/report/queue_chart.h"
+#include "runner/report/port_table.h"
 #include "runner/report/queue_table.h"
 #include "runner/report/scenario_summary.h"
 
@@ -103,6 +104,27 @@ TEST(QueueReport, TheTableHasARowPerScenarioAndAColumnPerFlow) {
   EXPECT_NE(table.find("40k"), std::string::npos);
   EXPECT_NE(table.find("clean"), std::string::npos);
   EXPECT_EQ(format_queue_table({clean}), "");  // no queue anywhere: no table
+}
+
+// Lab 12: one row per port, so the port that paused is named.
+TEST(QueueReport, ThePortsTableHasARowPerPortWithItsPauses) {
+  ScenarioSummary queued;
+  queued.name = "reimaged";
+  queued.status = rundir::ScenarioStatus::kCompleted;
+  queued.ports = queue_events()[5]["queues"];  // the last counters sample
+  const std::string table = format_port_table({queued});
+  const size_t r0 = table.find("to r0");
+  const size_t r1 = table.find("to r1");
+  ASSERT_NE(r0, std::string::npos) << table;
+  ASSERT_NE(r1, std::string::npos) << table;
+  const std::string row0 = table.substr(r0, table.find('\n', r0) - r0);
+  const std::string row1 = table.substr(r1, table.find('\n', r1) - r1);
+  EXPECT_NE(row0.find("40k"), std::string::npos) << "r0's p99: " << row0;
+  EXPECT_NE(row1.find(" 8k"), std::string::npos) << "r1's p99: " << row1;
+  EXPECT_NE(row0.find(" 50 "), std::string::npos) << "r0's marks: " << row0;
+  ScenarioSummary clean;
+  clean.name = "clean";
+  EXPECT_EQ(format_port_table({clean}), "");  // no queue anywhere: no table
 }
 
 TEST(QueueReport, TheChartPlotsEachSamplesWindowFromTheFirstStep) {

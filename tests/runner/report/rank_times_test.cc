@@ -70,7 +70,8 @@ json counters(const std::vector<double>& rtt_ms, const std::vector<double>& retr
   for (size_t r = 0; r < rtt_ms.size(); ++r)
     ranks["r" + std::to_string(r)] = {{"rtt_ms", rtt_ms[r]}, {"retransmits", retransmits[r]},
                                       {"connections", 3}};
-  return {{"event", "counters"}, {"ranks", ranks}};
+  return {{"event", "counters"}, {"ranks", ranks}, {"retransmits", 0}, {"drops", 0},
+          {"link_bytes", 0}};
 }
 
 TEST(RankTimes, ASlowLinkShowsInItsRanksRoundTripOrRetransmissions) {
@@ -90,6 +91,23 @@ TEST(RankTimes, ASlowLinkShowsInItsRanksRoundTripOrRetransmissions) {
   std::vector<json> clean = slow_worker(-1);
   clean.push_back(counters({0.4, 0.4, 0.5, 0.8}, {0, 1, 1, 3}));
   EXPECT_FALSE(rank_view(clean).slow_link) << "no rank stands out";
+}
+
+// Lab 12: a paused node's round trip is the longest, but its neighbours'
+// grow too, so slow_link's "twice the others' median" may not name it.
+TEST(RankTimes, LongestRoundTripNamesTheRankAheadOfEveryOther) {
+  std::vector<json> paused = slow_worker(-1);
+  paused.push_back(counters({7.6, 6.9, 14.2, 13.6}, {25, 35, 35, 8}));
+  const ScenarioResult result = summarize_scenario(paused);
+  EXPECT_FALSE(result.slow_link) << "14.2 ms is not twice the others' median 7.6";
+  // r3, the neighbour it pauses, comes close: longest is all it says.
+  EXPECT_EQ(result.longest_rtt, 2);
+  EXPECT_EQ(json(result)["longest_rtt"], 2);
+
+  std::vector<json> close = slow_worker(-1);
+  close.push_back(counters({3.0, 3.5, 3.5, 3.4}, {0, 0, 0, 0}));
+  EXPECT_FALSE(summarize_scenario(close).longest_rtt) << "two ranks share the longest";
+  EXPECT_FALSE(summarize_scenario(slow_worker(-1)).longest_rtt) << "no round trips measured";
 }
 
 TEST(RankTimes, StragglerSlowLinkAndTheOthersWaitAreResultFields) {
