@@ -25,6 +25,9 @@ packages=(
   file
   # libraries
   libtorch-dev libgloo-dev libmnl-dev libnetfilter-queue-dev libnftnl-dev libcli11-dev libspdlog-dev
+  # `fabriclab run --capture`: the lab link's packets into a pcap per
+  # scenario (runner/capture/link_capture.h)
+  libpcap-dev
   libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev
   # oneDNN's headers: the trainer's dense layers call its sgemm (libtorch
   # already links the library; trainer/dense_layer.h says why)
@@ -50,6 +53,9 @@ test_packages=(
   # real clients the tests check the product against (tc_fixture, kernel
   # feature probes, the capture tests, `asciinema play` of a cast)
   iptables nftables strace tcpdump asciinema
+  # reads `fabriclab run --capture`'s pcaps in tests/runner/cli/capture_test.cc
+  # (tcp.analysis.retransmission) and the RoCE NAKs in doc/roce.md
+  tshark
   # baseline for the benchmark: PyTorch DDP on the same libtorch; its
   # torchrun launches `fabriclab train` in tests/trainer/torchrun_test.cc
   python3-torch

@@ -58,6 +58,7 @@ void add_run_command(CLI::App& app) {
     int ranks_per_host = 0;
     int port = 29400;
     uint64_t seed = 0;
+    bool capture = false;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd =
@@ -77,6 +78,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--output", flags->output, "Run directories go below this folder")
       ->capture_default_str();
   cmd->add_flag("--no-charts", flags->no_charts, "Do not draw charts in the terminal");
+  cmd->add_flag("--capture", flags->capture,
+                "Write each scenario's lab-link packets (headers only, 64 MiB at most) to "
+                "captures/<scenario>.pcap in the run directory: read them with tshark -r");
   auto* seed = cmd->add_option("--seed", flags->seed,
                                "The run's seed (run.json `seed`) instead of a random one: it draws "
                                "your conditions and ranks, so a seed repeats a run's draw");
@@ -141,6 +145,7 @@ void add_run_command(CLI::App& app) {
     options.quick = flags->quick;
     options.output_dir = flags->output;
     options.charts_in_terminal = !flags->no_charts;
+    options.capture = flags->capture;
     if (runner::selects_many_labs(flags->lab)) {
       if (!flags->scenarios.empty())
         throw InputError("--scenario names one lab's scenarios (expected one lab with it, not '" +

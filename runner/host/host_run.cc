@@ -236,6 +236,8 @@ class HostLabRun {
     context.external_failure = [this] { return watch_->problem(); };
     // The lead's seed, the same on every host: `seed:` links pick alike.
     if (run["seed"].is_number_unsigned()) context.seed = run["seed"].get<uint64_t>();
+    // --capture: this host's --iface, only what it exchanges with the lab hosts.
+    context.capture = {options_.lab.capture, recorder.dir(), options_.iface, options_.hosts};
     int exit_code = 0;
     for (size_t i = 0; i < scenarios_.size(); ++i) {
       // Limits against an earlier scenario, from this host's view of its

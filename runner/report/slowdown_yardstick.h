@@ -3,7 +3,7 @@
 // `baseline`; absent = clean, as in older recordings; null = none). A column
 // headed "x clean" is only true when every baseline is clean: lab 02's
 // long-steps-linux is measured against long-steps, lab 07's sweeps against
-// loss-0 and gbn-0, lab 09's placements against same-host. So the header
+// loss-0 and nosack-0, lab 09's placements against same-host. So the header
 // names the one baseline when there is one ("x clean", "x same-host") and
 // says "x base" when there are several, with a legend naming which
 // scenarios go with which baseline.

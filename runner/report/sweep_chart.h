@@ -6,7 +6,7 @@
 //   one flow     share of its bytes it sent twice, flow_retx_share x 100          (dotted)
 // (runner/scenario/flow_probe.h), one colour per sweep, and a grey dashed
 // line at 100%: step time doubled. The y axis is logarithmic from 1%: a
-// go-back-N sweep's 1000% and a flow's 0.5% resent share on one chart; a
+// no-SACK sweep's 1000% and a flow's 0.5% resent share on one chart; a
 // cost below 1% (or a negative one, the run's noise) is not drawn. Lab 07's curves. Points without a value
 // (a stalled scenario, no probe) are left out of that line. Data inline;
 // pure functions.

@@ -127,6 +127,7 @@ int run_on_lab_network(const LabDefinition& lab,
     ScenarioContext context{&lab,     &up.network(),  backend, &up.ledger(),
                             &console, recorder.dir(), port++,  /*external_failure=*/{}};
     context.seed = seed;
+    context.capture = {options.capture, recorder.dir(), "", {}};
     const ScenarioOutcome outcome = run_scenario(context, limits.scenario);
     if (outcome.status == rundir::ScenarioStatus::kCompleted)
       measured[s->name] = outcome.ended_unix_s - outcome.started_unix_s;

@@ -31,6 +31,9 @@ struct LabRunOptions {
   bool quick = false;               // the lab was loaded with its [quick] values; run.json says so
   std::string output_dir = "runs";  // run directories go below it
   bool charts_in_terminal = true;
+  // --capture: a pcap of the lab link per scenario, in captures/
+  // (runner/capture/scenario_capture.h).
+  bool capture = false;
   std::string privileges = "root";  // "root" or "rootless", for run.json
   // The run's seed: what `seed:` links pick and what the caller drew the
   // lab's conditions with (draw.h); nullopt = draw one here (a lab that

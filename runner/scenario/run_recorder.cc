@@ -124,6 +124,12 @@ bool RunRecorder::end_scenario(const ScenarioDefinition& s, const ScenarioOutcom
                         s.sweep.empty() ? nlohmann::json()
                                         : nlohmann::json{{"name", s.sweep}, {"value", s.sweep_value}},
                         placement});
+  if (!outcome.capture.is_null()) {
+    // Listed twice: beside its scenario, and in the run's list of files.
+    nlohmann::json& manifest = writer_.manifest();
+    manifest["scenarios"].back()["capture"] = outcome.capture;
+    if (outcome.capture.contains("file")) manifest["captures"].push_back(outcome.capture["file"]);
+  }
   return outcome.status != rundir::ScenarioStatus::kFailed &&
          outcome.status != rundir::ScenarioStatus::kInterrupted;
 }

@@ -87,6 +87,7 @@ class ScenarioRun {
     try {
       apply_link_settings();
       fault_point("impairment_applied");
+      start_capture();
       baseline_ = read_counter_sample(network_, drops_of(settings_), sample_of(settings_));
       launch_ranks();
       fault_point("ranks_launched");
@@ -109,6 +110,7 @@ class ScenarioRun {
     collect_events();  // what the ranks wrote before they stopped
     sample_counters();
     probe_flow();
+    stop_capture();
     remove_link_settings();
     outcome_.ended_unix_s = unix_now_s();
     add_event("scenario_end", {{"status", outcome_.status}, {"message", outcome_.message}});
@@ -183,6 +185,35 @@ class ScenarioRun {
     // One setting on the scenario's own links: its one entry holds every line.
     if (!resolved() && !outcome_.impairments.empty())
       outcome_.impairments[0]["applied"] = outcome_.applied;
+  }
+
+  // The lab link on the wire, from before the ranks start until after the
+  // flow probe. A capture that cannot start is said and recorded, not fatal:
+  // the job's result stands without it.
+  void start_capture() {
+    std::vector<int> impaired;
+    for (const LinkAssignment& a : plan_.assignments)
+      impaired.insert(impaired.end(), a.ranks.begin(), a.ranks.end());
+    std::string file;
+    try {
+      const auto spec = capture_spec_for(c_.capture, s_.name, impaired, network_, &file);
+      if (!spec) return;
+      capture_ = LinkCapture::start(*spec);
+      capture_file_ = file;
+    } catch (const std::exception& e) {
+      spdlog::warn("scenario {}: {}", s_.name, e.what());
+      outcome_.capture = {{"error", e.what()}};
+    }
+  }
+
+  void stop_capture() {
+    if (!capture_) return;
+    const CaptureSummary summary = capture_->stop();
+    outcome_.capture = capture_->to_json(capture_file_, summary);
+    c_.console->print(fmt::format("   capture: {} packets of {} in {}{}\n", summary.packets,
+                                  capture_->spec().device, capture_file_,
+                                  summary.truncated ? " (size cap reached: the rest not written)" : ""));
+    capture_.reset();
   }
 
   // One TCP flow over the impaired link while its settings are still on
@@ -434,6 +465,8 @@ class ScenarioRun {
   CounterSample baseline_;  // when the ranks were launched
   CounterSample last_;      // since baseline_
   ScenarioOutcome outcome_;
+  std::unique_ptr<LinkCapture> capture_;
+  std::string capture_file_;
 };
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "netem/impairment.h"
+#include "runner/capture/scenario_capture.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/rundir/run_format.h"
 
@@ -57,6 +58,9 @@ struct ScenarioContext {
   // The run's seed (run.json "seed"): resolves `seed:LABEL` links
   // (runner/lab/link_plan.h).
   uint64_t seed = 0;
+  // `fabriclab run --capture`: a pcap of the lab link per scenario
+  // (runner/capture/scenario_capture.h says which device).
+  CaptureOptions capture = {};
 };
 
 struct ScenarioOutcome {
@@ -78,6 +82,9 @@ struct ScenarioOutcome {
   // The ranks' events and the runner's (scenario_start, counters,
   // scenario_end), each with "scenario": name, in time order.
   std::vector<nlohmann::json> events;
+  // run.json's scenario `capture` (LinkCapture::to_json, or {"error": ...}
+  // when it could not start); null without --capture.
+  nlohmann::json capture;
 };
 
 ScenarioOutcome run_scenario(const ScenarioContext& context, const ScenarioDefinition& scenario);

@@ -25,8 +25,8 @@ plot 'loss-0.dat' using 1:4 with lines linewidth 2 title 'loss-0: 0% loss on one
      'loss-1.dat' using 1:4 with lines linewidth 2 title 'loss-1: 1% loss on one link', \
      'loss-2.dat' using 1:4 with lines linewidth 2 title 'loss-2: 2% loss on one link', \
      'loss-5.dat' using 1:4 with lines linewidth 2 title 'loss-5: 5% loss on one link', \
-     'gbn-0.dat' using 1:4 with lines linewidth 2 title 'gbn-0: 0% loss, go-back-N recovery', \
-     'gbn-0p1.dat' using 1:4 with lines linewidth 2 title 'gbn-0p1: 0.1% loss, go-back-N recovery', \
-     'gbn-0p5.dat' using 1:4 with lines linewidth 2 title 'gbn-0p5: 0.5% loss, go-back-N recovery', \
-     'gbn-1.dat' using 1:4 with lines linewidth 2 title 'gbn-1: 1% loss, go-back-N recovery', \
-     'gbn-2.dat' using 1:4 with lines linewidth 2 title 'gbn-2: 2% loss, go-back-N recovery'
+     'nosack-0.dat' using 1:4 with lines linewidth 2 title 'nosack-0: 0% loss, TCP without SACK', \
+     'nosack-0p1.dat' using 1:4 with lines linewidth 2 title 'nosack-0p1: 0.1% loss, TCP without SACK', \
+     'nosack-0p5.dat' using 1:4 with lines linewidth 2 title 'nosack-0p5: 0.5% loss, TCP without SACK', \
+     'nosack-1.dat' using 1:4 with lines linewidth 2 title 'nosack-1: 1% loss, TCP without SACK', \
+     'nosack-2.dat' using 1:4 with lines linewidth 2 title 'nosack-2: 2% loss, TCP without SACK'

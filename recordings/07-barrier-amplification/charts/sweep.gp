@@ -23,14 +23,14 @@ $sweep0 << EOD
 5 319.45 92.49 5.63
 EOD
 $sweep1 << EOD
-# gbn: value job_extra_pct flow_goodput_lost_pct flow_resent_pct
+# nosack: value job_extra_pct flow_goodput_lost_pct flow_resent_pct
 0 0.00 0.00 0.00
 0.1 40.48 35.42 0.10
 0.5 131.21 80.91 0.71
 1 317.55 89.55 1.36
 2 1146.63 98.19 2.54
 EOD
-set xlabel 'swept value (loss, gbn)'
+set xlabel 'swept value (loss, nosack)'
 set ylabel '% cost (log scale; below 1% not drawn)'
 set logscale y
 set yrange [1:*]
@@ -39,7 +39,7 @@ plot \
      $sweep0 using 1:2 with linespoints lw 2 pt 7 lc rgb '#c0392b' title 'loss: job, extra step time %', \
      $sweep0 using 1:3 with linespoints lw 2 dt 2 pt 5 lc rgb '#c0392b' title 'loss: one flow, goodput lost %', \
      $sweep0 using 1:4 with linespoints lw 2 dt 3 pt 9 lc rgb '#c0392b' title 'loss: one flow, bytes resent %', \
-     $sweep1 using 1:2 with linespoints lw 2 pt 7 lc rgb '#2980b9' title 'gbn: job, extra step time %', \
-     $sweep1 using 1:3 with linespoints lw 2 dt 2 pt 5 lc rgb '#2980b9' title 'gbn: one flow, goodput lost %', \
-     $sweep1 using 1:4 with linespoints lw 2 dt 3 pt 9 lc rgb '#2980b9' title 'gbn: one flow, bytes resent %', \
+     $sweep1 using 1:2 with linespoints lw 2 pt 7 lc rgb '#2980b9' title 'nosack: job, extra step time %', \
+     $sweep1 using 1:3 with linespoints lw 2 dt 2 pt 5 lc rgb '#2980b9' title 'nosack: one flow, goodput lost %', \
+     $sweep1 using 1:4 with linespoints lw 2 dt 3 pt 9 lc rgb '#2980b9' title 'nosack: one flow, bytes resent %', \
      100 with lines dt 2 lc rgb '#888888' title 'step time doubled'

@@ -42,19 +42,19 @@ const std::vector<LabCase>& lab_cases() {
     {"05", {{{"case-a", "case-b"}, {"case-b", "case-c"}, {"case-c", "case-a"}}}},
     // The two slowdowns swapped: idle s, $ and the worst stall all move.
     {"06", {{{"long-link", "flaky-link"}, {"flaky-link", "long-link"}}}},
-    // The sweeps swapped point for point (loss-5 has no gbn twin and stays):
-    // SACK's curve doubles at 0.36%, go-back-N's never ("none").
+    // The sweeps swapped point for point (loss-5 has no nosack twin and stays):
+    // SACK's curve doubles where nosack's did, nosack's never ("none").
     {"07",
-     {{{"loss-0", "gbn-0"},
-       {"gbn-0", "loss-0"},
-       {"loss-0p1", "gbn-0p1"},
-       {"gbn-0p1", "loss-0p1"},
-       {"loss-0p5", "gbn-0p5"},
-       {"gbn-0p5", "loss-0p5"},
-       {"loss-1", "gbn-1"},
-       {"gbn-1", "loss-1"},
-       {"loss-2", "gbn-2"},
-       {"gbn-2", "loss-2"}}}},
+     {{{"loss-0", "nosack-0"},
+       {"nosack-0", "loss-0"},
+       {"loss-0p1", "nosack-0p1"},
+       {"nosack-0p1", "loss-0p1"},
+       {"loss-0p5", "nosack-0p5"},
+       {"nosack-0p5", "loss-0p5"},
+       {"loss-1", "nosack-1"},
+       {"nosack-1", "loss-1"},
+       {"loss-2", "nosack-2"},
+       {"nosack-2", "loss-2"}}}},
     // The port modes rotated: "ecn" retransmitted 533 and marked nothing,
     // "lossless" paused nothing and its victim waited 0.2 ms, p99 reordered:
     // no mode cut the retransmissions tenfold without pausing (none), and

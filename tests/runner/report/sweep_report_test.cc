@@ -53,19 +53,19 @@ TEST(SweepReport, ChartRowsAreCostsInPercentAndSkipOtherScenarios) {
   stalled.sweep = "loss";
   stalled.sweep_value = 5;
   ScenarioSeries other;
-  other.sweep = "gbn";
+  other.sweep = "nosack";
   other.sweep_value = 1;
   other.result.step_slowdown = 4;
   EXPECT_EQ(sweep_chart_rows({clean, half, other, stalled}, "loss"),
             "0.5 50.00 20.00 0.50\n5 NaN NaN NaN\n");
-  EXPECT_EQ(sweep_chart_rows({clean, half, other, stalled}, "gbn"), "1 300.00 NaN NaN\n");
+  EXPECT_EQ(sweep_chart_rows({clean, half, other, stalled}, "nosack"), "1 300.00 NaN NaN\n");
   EXPECT_EQ(sweep_chart_rows({clean}, "loss"), "");
-  EXPECT_EQ(sweep_names({clean, half, other, stalled}), (std::vector<std::string>{"loss", "gbn"}));
+  EXPECT_EQ(sweep_names({clean, half, other, stalled}), (std::vector<std::string>{"loss", "nosack"}));
   // One data block and one colour per sweep.
   const std::string script = sweep_chart_script({half, other}, "t", "sweep.svg");
   EXPECT_NE(script.find("$sweep0 << EOD\n# loss:"), std::string::npos);
-  EXPECT_NE(script.find("$sweep1 << EOD\n# gbn:"), std::string::npos);
-  EXPECT_NE(script.find("'gbn: job, extra step time %'"), std::string::npos);
+  EXPECT_NE(script.find("$sweep1 << EOD\n# nosack:"), std::string::npos);
+  EXPECT_NE(script.find("'nosack: job, extra step time %'"), std::string::npos);
   EXPECT_NE(sweep_chart_script({clean}, "t", "sweep.svg").find("$sweep0 << EOD"),
             std::string::npos);
 }
