@@ -2,6 +2,7 @@
 #include "runner/report/chart_kind.h"
 
 #include "runner/report/queue_chart.h"
+#include "runner/report/slowest_of_n_chart.h"
 #include "runner/report/sweep_chart.h"
 #include "runner/report/timeline_chart.h"
 
@@ -20,6 +21,8 @@ const ChartKind kCharts[] = {
     {"sweep", "what each swept value cost (%): the job against one TCP flow on the same link",
      sweep_chart_script},
     {"queue_depth", "switch queue depth (KiB, deepest per second) over time", queue_depth_chart_script},
+    {"slowest_of_n", "median step time (ms) against ranks N: measured and predicted",
+     slowest_of_n_chart_script},
 };
 
 }  // namespace

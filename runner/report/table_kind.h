@@ -20,6 +20,8 @@
 //                neighbour flows' goodput (lab 08)
 //   uplinks      per scenario: bytes on all lab links and on each ToR-spine
 //                uplink, the hottest uplink and its share (lab 09)
+//   slowest_of_n per scenario: the median step beside what the slowest of
+//                its N links and the average link predict (lab 10)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

@@ -5,6 +5,7 @@
 #include "runner/report/per_rank_table.h"
 #include "runner/report/queue_table.h"
 #include "runner/report/scale_up_table.h"
+#include "runner/report/slowest_of_n_table.h"
 #include "runner/report/sweep_table.h"
 #include "runner/report/uplink_table.h"
 #include "runner/report/wire_bytes_table.h"
@@ -21,6 +22,7 @@ const TableKind kTables[] = {
     {"sweep", format_sweep_table},
     {"queue", format_queue_table},
     {"uplinks", format_uplink_table},
+    {"slowest_of_n", format_slowest_of_n_table},
 };
 
 }  // namespace

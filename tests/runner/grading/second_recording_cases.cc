@@ -73,6 +73,10 @@ const std::vector<LabCase>& lab_cases() {
        {"ecmp-a", "same-tor"},
        {"ecmp-b", "ecmp-c"},
        {"ecmp-c", "ecmp-b"}}}},
+    // The 16-rank job's clean and tail runs swapped: tail-16's median step
+    // is the clean one (its ratios to tail-2 and clean-16 move), it has no
+    // slowest-of-16 figure or prediction (which-model: neither).
+    {"10", {{{"tail-16", "clean-16"}, {"clean-16", "tail-16"}}}},
 };
   return cases;
 }
