@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "common/input_error.h"
+#include "runner/report/slowest_of_n_chart.h"
 #include "runner/report/slowest_of_n_table.h"
 #include "runner/report/table_kind.h"
 #include "tests/runner/report/report_fixture.h"
@@ -86,6 +87,33 @@ TEST(SlowestOfNTable, PredictsFromTheBaselineAndTheSlowestLink) {
   const std::string table = format_slowest_of_n_table(summaries);
   EXPECT_NE(table.find("116.0"), std::string::npos) << table;
   EXPECT_EQ(format_slowest_of_n_table({summaries[0]}), "");
+}
+
+TEST(SlowestOfNChart, PlotsTailAndCleanAgainstNInOrder) {
+  const auto scenario = [](const std::string& name, int n, double p50, bool tail) {
+    ScenarioSeries one;
+    one.name = name;
+    one.ranks.resize(n);
+    one.result.median_step_ms = p50;
+    if (tail) {
+      one.result.link_delay_ms = 1.9;
+      one.result.predicted_step_ms = p50 * 1.1;
+      one.result.mean_model_step_ms = p50 / 2;
+    }
+    return one;
+  };
+  const std::string script = slowest_of_n_chart_script(
+      {scenario("tail-16", 16, 300, true), scenario("clean-2", 2, 2, false),
+       scenario("tail-2", 2, 20, true)},
+      "t", "slowest_of_n.svg");
+  // N ascending within each block, whatever the scenario order.
+  const size_t two = script.find("\n2 20.00 22.00 10.00\n");
+  const size_t sixteen = script.find("\n16 300.00 330.00 150.00\n");
+  ASSERT_NE(two, std::string::npos) << script;
+  ASSERT_NE(sixteen, std::string::npos) << script;
+  EXPECT_LT(two, sixteen);
+  EXPECT_NE(script.find("$clean << EOD\n# N median_step_ms\n2 2.00 NaN NaN\n"), std::string::npos)
+      << script;
 }
 
 }  // namespace
