@@ -50,12 +50,14 @@ std::string slowest_of_n_chart_script(const std::vector<ScenarioSeries>& series,
          "set xrange [1.5:*]\n"
          "set yrange [0:*]\n"
          "set key top left\n"
-         "plot $tail using 1:2 with linespoints lw 2 pt 7 lc rgb '#c0392b' title 'tail, measured', \\\n"
+         "plot $tail using 1:2 with linespoints lw 2 pt 7 lc rgb '#c0392b' title "
+         "'tail, measured', \\\n"
          "     $tail using 1:3 with linespoints lw 2 dt 2 pt 6 lc rgb '#c0392b' title "
          "'tail, predicted: slowest of N links', \\\n"
          "     $tail using 1:4 with linespoints lw 1 dt 3 pt 4 lc rgb '#888888' title "
          "'tail, predicted: the average link', \\\n"
-         "     $clean using 1:2 with linespoints lw 2 pt 5 lc rgb '#2980b9' title 'clean, measured'\n";
+         "     $clean using 1:2 with linespoints lw 2 pt 5 lc rgb '#2980b9' title "
+         "'clean, measured'\n";
 }
 
 }  // namespace fabriclab::runner::report
