@@ -70,6 +70,27 @@ void check_scenarios(const LabDefinition& lab,
       lab.id, refused, runnable.empty() ? "" : "; on the hosts, run only the others:" + runnable));
 }
 
+// Host h runs ranks h*K .. h*K+K-1: a scenario on K ranks or fewer has
+// them all on the first host, talking over its loopback, so link settings
+// on it hold nothing and its numbers measure no network (lab 10's tail-2 on
+// two hosts of eight ranks).
+void check_scenarios_cross_hosts(const LabDefinition& lab,
+                                 const std::vector<const ScenarioDefinition*>& scenarios,
+                                 int per_host) {
+  std::string refused;
+  for (const ScenarioDefinition* s : scenarios) {
+    const int n = s->ranks > 0 ? s->ranks : lab.ranks;
+    if (n <= per_host && s->placement.empty() && !s->every_link_setting().empty())
+      refused += fmt::format("\n  {}: its {} rank(s) all run on the first host", s->name, n);
+  }
+  if (refused.empty()) return;
+  throw InputError(fmt::format(
+      "lab {}: with {} ranks per host these scenarios' ranks share one host and talk over its "
+      "loopback, where their link settings hold nothing:{}\nrun lab {} on {} hosts "
+      "(--ranks-per-host 1), or without --hosts",
+      lab.id, per_host, refused, lab.id, lab.ranks));
+}
+
 }  // namespace
 
 int fit_lab_to_hosts(const LabDefinition& lab,
@@ -93,6 +114,7 @@ int fit_lab_to_hosts(const LabDefinition& lab,
         fmt::format("lab {} runs {} ranks; {}. Host mode needs hosts x ranks per host = {}: {}",
                     lab.id, lab.ranks, given, lab.ranks, ways_to_place(lab.ranks)));
   }
+  check_scenarios_cross_hosts(lab, scenarios, per_host);
   return per_host;
 }
 

@@ -11,7 +11,9 @@
 //     (LinkSettingKind::in_host_mode: a queue at the switch the ranks share),
 //     or that run neighbour flows between ranks (`neighbours`): that switch
 //     exists only in namespace mode. The lab's other scenarios can still run
-//     (--scenario).
+//     (--scenario);
+//   - scenarios with link settings whose ranks all land on the first host
+//     (ranks = N <= ranks per host): their traffic never leaves it.
 // Scenarios with a setting host mode skips (a sysctl: the hosts' own are
 // never changed) or that place ranks (`placement`) are not refused here:
 // host mode skips them, saying why (host_run.cc).

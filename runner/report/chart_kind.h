@@ -10,6 +10,7 @@
 //   queue_depth    a switch queue's depth over time, per scenario (lab 08)
 //   alpha_beta_fit an allreduce sweep's time per size beside the fitted
 //                  alpha-beta model, per scenario (lab 11)
+//   slowest_of_n   median step against ranks N, measured and predicted (lab 10)
 //
 // A chart is a gnuplot script writer over the scenarios' series
 // (chart_data.h) plus one row in chart_kinds.cc. charts.cc runs gnuplot on

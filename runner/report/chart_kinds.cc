@@ -3,6 +3,7 @@
 
 #include "runner/report/alpha_beta_chart.h"
 #include "runner/report/queue_chart.h"
+#include "runner/report/slowest_of_n_chart.h"
 #include "runner/report/sweep_chart.h"
 #include "runner/report/timeline_chart.h"
 
@@ -23,6 +24,8 @@ const ChartKind kCharts[] = {
     {"queue_depth", "switch queue depth (KiB, deepest per second) over time", queue_depth_chart_script},
     {"alpha_beta_fit", "ms per allreduce against message size: measured (points), fitted model (lines)",
      alpha_beta_chart_script},
+    {"slowest_of_n", "median step time (ms) against ranks N: measured and predicted",
+     slowest_of_n_chart_script},
 };
 
 }  // namespace

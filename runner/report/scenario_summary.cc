@@ -41,7 +41,8 @@ ScenarioResult summarize_scenario(const std::vector<json>& events, const WireByt
                                   const RankView& view) {
   ScenarioResult result;
   const ScenarioEvents in{events, wire, view};
-  for (const ResultPart& part : result_parts()) part.compute(in, result);
+  for (const ResultPart& part : result_parts())
+    if (part.compute) part.compute(in, result);  // a part may only relate
   return result;
 }
 
@@ -68,6 +69,28 @@ void compute_slowdowns(std::vector<ScenarioSummary>& summaries, const std::strin
     }
   }
 }
+
+namespace {
+
+// The `impair` words run.json says a scenario put on all its links (one
+// entry, links ["all"]), "" otherwise: none, one rank's link, or overrides
+// -- then no one delay is every link's.
+std::string one_impairment(const json& scenario) {
+  const json impairments = scenario.value("impairments", json());
+  if (!impairments.is_array()) return "";
+  std::string value;
+  int entries = 0;
+  for (const json& entry : impairments) {
+    if (!entry.is_object() || entry.value("key", std::string("impair")) != "impair") continue;
+    ++entries;
+    const json words = entry.contains("value") ? entry["value"] : entry.value("spec", json());
+    if (entry.value("links", json()) == json::array({"all"}) && words.is_string())
+      value = words.get<std::string>();
+  }
+  return entries == 1 ? value : "";
+}
+
+}  // namespace
 
 std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
   const json& manifest = run.manifest;
@@ -107,6 +130,7 @@ std::vector<ScenarioSummary> summarize_run(const RunDirectory& run) {
     // The reader has checked every status word.
     summary.status = rundir::scenario_status_from_string(text("status"));
     summary.message = text("message");
+    summary.impair = one_impairment(scenario);
     for (const json& event : events) {
       if (event.value("event", std::string()) != "scenario_end") continue;
       if (!summary.status) {

@@ -165,6 +165,17 @@ struct ScenarioResult {
   std::map<std::string, std::int64_t> bytes_by_uplink;  // `uplinks` in JSON: {"tor0-spine0": ...}
   std::map<std::string, std::optional<double>> neighbour_mbps;
   std::map<std::string, std::optional<double>> neighbour_rtt_ms;
+  // The slowest of N (lab 10; result/slowest_of_n_part.cc, slowest_link.h),
+  // only where one tc-netem delay was on every link of the scenario:
+  //   link_delay_ms      one frame's mean delay under it
+  //   slowest_link_ms    the mean of the largest of N frames' delays (N ranks)
+  //   predicted_step_ms  the baseline's median step + 2(N-1) x slowest_link_ms:
+  //                      each of the ring's 2(N-1) phases waits for its slowest link
+  //   mean_model_step_ms the same with link_delay_ms: what the average predicts
+  std::optional<double> link_delay_ms;
+  std::optional<double> slowest_link_ms;
+  std::optional<double> predicted_step_ms;
+  std::optional<double> mean_model_step_ms;
 };
 
 // A scenario as the report shows it: what run.json says about it plus the
@@ -183,6 +194,9 @@ struct ScenarioSummary {
   // "" when the scenario was written out.
   std::string sweep;
   double sweep_value = 0;
+  // The tc-netem words of its `impair` (run.json `impairments`), when one
+  // value went on all its links; "" otherwise (none, or several values).
+  std::string impair;
   ScenarioResult result;
   // A scenario cut off by its deadline: the time from its first step's start
   // to its end (the scenario_end event) / its baseline's wall, a lower bound

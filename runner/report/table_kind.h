@@ -25,6 +25,8 @@
 //                and the fastest algorithm there (lab 11)
 //   ports        per scenario and switch port: packets, CE marks, pauses,
 //                pause time and depth -- which port paused (lab 12)
+//   slowest_of_n per scenario: the median step beside what the slowest of
+//                its N links and the average link predict (lab 10)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

@@ -7,6 +7,7 @@
 #include "runner/report/port_table.h"
 #include "runner/report/queue_table.h"
 #include "runner/report/scale_up_table.h"
+#include "runner/report/slowest_of_n_table.h"
 #include "runner/report/sweep_table.h"
 #include "runner/report/uplink_table.h"
 #include "runner/report/wire_bytes_table.h"
@@ -25,6 +26,7 @@ const TableKind kTables[] = {
     {"uplinks", format_uplink_table},
     {"alpha_beta", format_alpha_beta_table},
     {"ports", format_port_table},
+    {"slowest_of_n", format_slowest_of_n_table},
 };
 
 }  // namespace

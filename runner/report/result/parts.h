@@ -17,5 +17,6 @@ ResultPart queue_part();       // a switch queue's marks, pauses and depths
 ResultPart ecn_part();         // the ranks' kernels' ECN counters
 ResultPart uplinks_part();     // what a leaf_spine fabric's uplinks carried
 ResultPart neighbours_part();  // each neighbour flow's goodput and round trip
+ResultPart slowest_of_n_part();  // a delay tail on every link: the slowest of N (slowest_link.h)
 
 }  // namespace fabriclab::runner::report

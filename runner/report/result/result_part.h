@@ -47,7 +47,7 @@ struct ResultPart {
   std::string name;          // "timing", "flow_probe", ...
   std::string present_when;  // "" = always; else the field whose value brings the part
   std::vector<PartField> fields;
-  ComputePart compute = nullptr;
+  ComputePart compute = nullptr;  // nullptr: every field is relative (slowest_of_n)
   RelatePart relate = nullptr;  // nullptr: nothing in it is relative
 
   // Whether the part belongs in this result's row.

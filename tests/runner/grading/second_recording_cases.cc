@@ -84,6 +84,10 @@ const std::vector<LabCase>& lab_cases() {
     // clean or about as much (minutes-lost), and fixed paused (the-fix: no
     // longer "marks-not-pauses"); another seed, another node.
     {"12", {{{"reimaged", "fixed"}, {"fixed", "reimaged"}}}},
+    // The 16-rank job's clean and tail runs swapped: tail-16's median step
+    // is the clean one (its ratios to tail-2 and clean-16 move), it has no
+    // slowest-of-16 figure or prediction (which-model: neither).
+    {"10", {{{"tail-16", "clean-16"}, {"clean-16", "tail-16"}}}},
 };
   return cases;
 }

@@ -65,6 +65,20 @@ TEST(HostModeFit, OneRankLabsAndNamespaceFabricsAreRefused) {
   EXPECT_NE(why.find("without --hosts"), std::string::npos) << why;
 }
 
+TEST(HostModeFit, ImpairedScenariosWhoseRanksShareOneHostAreRefused) {
+  const LabDefinition lab = shipped("10-slowest-of-n");
+  EXPECT_EQ(fit_lab_to_hosts(lab, all_of(lab), 16, 0), 1);
+  const std::string why = refusal([&] { fit_lab_to_hosts(lab, all_of(lab), 2, 0); });
+  for (const char* name : {"tail-2: its 2 rank(s)", "tail-4: its 4", "tail-8: its 8"})
+    EXPECT_NE(why.find(name), std::string::npos) << why;
+  EXPECT_EQ(why.find("tail-16"), std::string::npos) << why;
+  EXPECT_EQ(why.find("clean-2"), std::string::npos) << why;  // nothing on its links
+  EXPECT_NE(why.find("run lab 10 on 16 hosts"), std::string::npos) << why;
+  // Lab 03's two-rank scenarios set nothing on their links: still fine.
+  const LabDefinition lab03 = shipped("03-gradient-traffic");
+  EXPECT_EQ(fit_lab_to_hosts(lab03, all_of(lab03), 2, 0), 2);
+}
+
 TEST(HostModeFit, SwitchQueueScenariosAreRefusedAndTheOthersNamed) {
   const LabDefinition lab = shipped("08-congestion-without-casualties");
   const std::string why = refusal([&] { fit_lab_to_hosts(lab, all_of(lab), 4, 0); });

@@ -137,7 +137,7 @@ TEST(TableKinds, AreFoundByName) {
   EXPECT_EQ(find_table("bytes"), nullptr);
   EXPECT_EQ(table_names(),
             (std::vector<std::string>{"wire_bytes", "scale_up", "per_rank", "cost", "sweep", "queue", "uplinks",
-                                      "alpha_beta", "ports"}));
+                                      "alpha_beta", "ports", "slowest_of_n"}));
 }
 
 }  // namespace
