@@ -2,7 +2,7 @@
 # What the vm_stock_labs test runs inside the VM (tests/vm/vm-run): the labs
 # on Debian's stock kernel as a student's machine runs it, every module
 # loaded on demand (the VM preloads only booting's), with --backend auto:
-#   1. `fabriclab check NN --backend auto` for every lab (labs/0*): each
+#   1. `fabriclab check NN --backend auto` for every lab (labs/NN-*): each
 #      scenario's settings applied, read back, removed; any non-zero exit
 #      fails. Skipped, saying so, while this build has no `check` command.
 #   2. lab 08 (a switch whose port queue is the userspace backend's), quick,
@@ -35,7 +35,7 @@ echo "kernel $(uname -r); $(wc -l < /proc/modules) modules at the start (booting
 # (EPERM): README.md, "Not done yet".
 echo "==== fabriclab check, every lab, --backend auto"
 if "$build/fabriclab" check --help > /dev/null 2>&1; then
-  for folder in labs/0*/; do
+  for folder in labs/[0-9][0-9]-*/; do
     lab=$(basename "$folder" | cut -c1-2)
     start=$(date +%s)
     "$build/fabriclab" check "$lab" --backend auto
