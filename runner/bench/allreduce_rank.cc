@@ -1,17 +1,22 @@
 #include "runner/bench/allreduce_rank.h"
 
 #include <gloo/allreduce.h>
+#include <gloo/allreduce_ring.h>
 #include <gloo/barrier.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/ibverbs/device.h>
 #include <gloo/transport/tcp/device.h>
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
+#include <cstring>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <thread>
@@ -19,6 +24,7 @@
 #include "common/input_error.h"
 #include "runner/bench/allreduce_check.h"
 #include "runner/bench/allreduce_events.h"
+#include "runner/rdma/roce_gid.h"
 #include "trainer/metrics_writer.h"
 #include "trainer/process_group.h"
 #include "trainer/wire_bytes.h"
@@ -29,28 +35,38 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using ReduceFn = void (*)(void*, const void*, const void*, size_t);
 
-// The Gloo contexts of one rank, one per channel, each on its own device.
+// The Gloo contexts of one rank, one per channel, each on its own device:
+// TCP, or ibverbs on the RDMA device (roce).
 class Channels {
  public:
-  Channels(const trainer::Rendezvous& rv, int count) {
+  Channels(const trainer::Rendezvous& rv, const AllreduceRankOptions& o) : roce_(o.transport == "roce") {
     store_ = std::make_unique<c10d::ProcessGroupGloo::GlooStore>(trainer::connect_store(rv));
-    for (int c = 0; c < count; ++c) {
-      gloo::transport::tcp::attr attr;
-      if (!rv.iface.empty())
-        attr.iface = rv.iface;
-      else
-        attr.hostname = rv.bind_addr.empty() ? "127.0.0.1" : rv.bind_addr;
-      auto device = gloo::transport::tcp::CreateDevice(attr);
+    for (int c = 0; c < o.channels; ++c) {
       gloo::rendezvous::PrefixStore prefix("channel" + std::to_string(c), *store_);
       auto context = std::make_shared<gloo::rendezvous::Context>(rv.rank, rv.world_size);
       context->setTimeout(rv.timeout);
+      std::shared_ptr<gloo::transport::Device> device = roce_ ? ibverbs_device(rv, o) : tcp_device(rv);
       context->connectFullMesh(prefix, device);
       contexts_.push_back(std::move(context));
     }
   }
 
   size_t size() const { return contexts_.size(); }
+  bool roce() const { return roce_; }
   const std::shared_ptr<gloo::Context>& operator[](size_t i) const { return contexts_[i]; }
+
+  // Gloo's ring over bound buffers for `count` floats at `data` on channel
+  // `c`, made once per buffer: it registers the memory with the device.
+  gloo::AllreduceRing<float>& ring(size_t c, float* data, size_t count,
+                                   const gloo::ReductionFunction<float>* fn) {
+    auto& slot = rings_[std::make_tuple(c, data, count)];
+    if (!slot)
+      slot = std::make_unique<gloo::AllreduceRing<float>>(contexts_[c], std::vector<float*>{data},
+                                                          static_cast<int>(count), fn);
+    return *slot;
+  }
+  // Before a size's buffers are freed: their registrations go with them.
+  void forget_buffers() { rings_.clear(); }
 
   void barrier() const {
     gloo::BarrierOptions options(contexts_.front());
@@ -58,21 +74,52 @@ class Channels {
   }
 
  private:
+  static std::shared_ptr<gloo::transport::Device> tcp_device(const trainer::Rendezvous& rv) {
+    gloo::transport::tcp::attr attr;
+    if (!rv.iface.empty())
+      attr.iface = rv.iface;
+    else
+      attr.hostname = rv.bind_addr.empty() ? "127.0.0.1" : rv.bind_addr;
+    return gloo::transport::tcp::CreateDevice(attr);
+  }
+
+  // The GID of the lab address: RoCE v2 packets then leave from it.
+  static std::shared_ptr<gloo::transport::Device> ibverbs_device(const trainer::Rendezvous& rv,
+                                                                 const AllreduceRankOptions& o) {
+    gloo::transport::ibverbs::attr attr;
+    attr.name = o.rdma_device;
+    attr.port = 1;
+    attr.index = rdma::roce_gid_index(o.rdma_device, rv.bind_addr);
+    spdlog::info("rank {}: Gloo ibverbs on {} port 1, GID index {} ({})", rv.rank, attr.name,
+                 attr.index, rv.bind_addr);
+    return gloo::transport::ibverbs::CreateDevice(attr);
+  }
+
+  bool roce_ = false;
   std::unique_ptr<c10d::ProcessGroupGloo::GlooStore> store_;
   std::vector<std::shared_ptr<gloo::Context>> contexts_;
+  std::map<std::tuple<size_t, float*, size_t>, std::unique_ptr<gloo::AllreduceRing<float>>> rings_;
 };
 
 // One allreduce of `count` floats: `in` == nullptr means in-place on `out`.
 // Each channel reduces its own contiguous slice, concurrently.
-void allreduce(const Channels& channels, const float* in, float* out, size_t count, ReduceFn reduce,
+void allreduce(Channels& channels, const float* in, float* out, size_t count, bool wrong_reduction,
                size_t segment_bytes) {
   auto slice = [&](size_t c) {
     const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
     if (end == begin) return;
+    if (channels.roce()) {
+      if (in != nullptr) std::memcpy(out + begin, in + begin, (end - begin) * sizeof(float));
+      const auto* fn = wrong_reduction ? gloo::ReductionFunction<float>::max
+                                       : gloo::ReductionFunction<float>::sum;
+      channels.ring(c, out + begin, end - begin, fn).run();
+      return;
+    }
     gloo::AllreduceOptions options(channels[c]);
     if (in != nullptr) options.setInput(const_cast<float*>(in) + begin, end - begin);
     options.setOutput(out + begin, end - begin);
-    options.setReduceFunction(reduce);
+    options.setReduceFunction(wrong_reduction ? static_cast<ReduceFn>(&gloo::max<float>)
+                                              : static_cast<ReduceFn>(&gloo::sum<float>));
     if (segment_bytes > 0) options.setMaxSegmentSize(segment_bytes);
     gloo::allreduce(options);
   };
@@ -89,6 +136,15 @@ void allreduce(const Channels& channels, const float* in, float* out, size_t cou
       failed[c] = std::current_exception();
     }
   };
+  // Rings are made (and registered) here, before the threads share the map.
+  if (channels.roce()) {
+    const auto* fn = wrong_reduction ? gloo::ReductionFunction<float>::max
+                                     : gloo::ReductionFunction<float>::sum;
+    for (size_t c = 0; c < channels.size(); ++c) {
+      const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
+      if (end > begin) channels.ring(c, out + begin, end - begin, fn);
+    }
+  }
   std::vector<std::thread> others;
   for (size_t c = 1; c < channels.size(); ++c) others.emplace_back(run, c);
   run(0);
@@ -97,17 +153,18 @@ void allreduce(const Channels& channels, const float* in, float* out, size_t cou
     if (e) std::rethrow_exception(e);
 }
 
-PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int rank,
-                    int world_size, std::vector<float>& in, std::vector<float>& out, bool in_place,
-                    ReduceFn reduce) {
+PlaceResult measure(Channels& channels, const AllreduceRankOptions& o, int rank,
+                    int world_size, std::vector<float>& in, std::vector<float>& out, bool in_place) {
   const size_t count = out.size();
   const float* input = in_place ? nullptr : in.data();
   for (int i = 0; i < o.warmup; ++i)
-    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+    allreduce(channels, input, out.data(), count, o.wrong_reduction,
+              static_cast<size_t>(o.segment_bytes));
   channels.barrier();
   const auto start = Clock::now();
   for (int i = 0; i < o.iters; ++i)
-    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+    allreduce(channels, input, out.data(), count, o.wrong_reduction,
+              static_cast<size_t>(o.segment_bytes));
   const std::chrono::duration<double, std::micro> elapsed = Clock::now() - start;
   PlaceResult result;
   result.time_us = elapsed.count() / o.iters;
@@ -115,7 +172,8 @@ PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int
     // Fresh data: in-place iterations have summed the sums many times over.
     fill_allreduce_input(in_place ? out.data() : in.data(), count, rank);
     if (!in_place) std::fill(out.begin(), out.end(), 0.0f);
-    allreduce(channels, input, out.data(), count, reduce, static_cast<size_t>(o.segment_bytes));
+    allreduce(channels, input, out.data(), count, o.wrong_reduction,
+              static_cast<size_t>(o.segment_bytes));
     result.wrong = count_wrong_elements(out.data(), count, world_size);
   }
   return result;
@@ -133,11 +191,11 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o, ReduceFn reduce,
+void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o,
                std::ofstream& results, trainer::MetricsWriter& metrics, int64_t& step) {
-  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s)", rv.rank, rv.master_addr,
-               rv.master_port, o.channels);
-  Channels channels(rv, o.channels);
+  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s) over {}", rv.rank, rv.master_addr,
+               rv.master_port, o.channels, o.transport);
+  Channels channels(rv, o);
   trainer::WireBytes wire(trainer::lab_interface(rv.iface, rv.bind_addr));
   nlohmann::json start = allreduce_start_fields(o, rv.world_size);
   if (!wire.device().empty()) start["net_device"] = wire.device();
@@ -156,9 +214,10 @@ void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o, Red
     fill_allreduce_input(in.data(), count, rv.rank);
     SizeResult r;
     r.size_bytes = size;
-    r.out_of_place = measure(channels, o, rv.rank, rv.world_size, in, out, false, reduce);
+    r.out_of_place = measure(channels, o, rv.rank, rv.world_size, in, out, false);
     fill_allreduce_input(out.data(), count, rv.rank);
-    r.in_place = measure(channels, o, rv.rank, rv.world_size, in, out, true, reduce);
+    r.in_place = measure(channels, o, rv.rank, rv.world_size, in, out, true);
+    channels.forget_buffers();
     r.step_ms = ms_since(step_start);
     if (results.is_open()) {
       results << nlohmann::json{{"size", size},
@@ -185,6 +244,12 @@ void run_allreduce_rank(const trainer::Rendezvous& rv, const AllreduceRankOption
   if (rv.world_size < 2) throw InputError("bench allreduce-rank needs WORLD_SIZE >= 2");
   if (o.iters < 1 || o.warmup < 0 || o.channels < 1)
     throw InputError("--iters must be >= 1, --warmup >= 0, --channels >= 1");
+  if (o.transport != "tcp" && o.transport != "roce")
+    throw InputError("--transport " + o.transport + ": expected tcp or roce");
+  if (o.transport == "roce" && (o.rdma_device.empty() || rv.bind_addr.empty()))
+    throw InputError(
+        "--transport roce needs the RDMA device (--rdma-device or FABRICLAB_RDMA_DEVICE) and the "
+        "lab address (--bind-addr or FABRICLAB_BIND_ADDR)");
   if (o.results_path.empty() && o.metrics_path.empty())
     throw InputError("give --results or --metrics (or both)");
   trainer::ignore_broken_pipes();
@@ -198,11 +263,9 @@ void run_allreduce_rank(const trainer::Rendezvous& rv, const AllreduceRankOption
   }
   trainer::MetricsWriter metrics(o.metrics_path, rv.rank);  // "" = none
 
-  const ReduceFn reduce = o.wrong_reduction ? static_cast<ReduceFn>(&gloo::max<float>)
-                                            : static_cast<ReduceFn>(&gloo::sum<float>);
   int64_t step = 0;  // the size being measured, for the error event
   try {
-    run_sizes(rv, o, reduce, results, metrics, step);
+    run_sizes(rv, o, results, metrics, step);
   } catch (const std::exception& e) {
     // The workload contract: a failing rank says why in its events too.
     metrics.write("error", {{"step", step}, {"message", e.what()}});

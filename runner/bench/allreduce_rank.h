@@ -20,6 +20,14 @@
 // checked). The benchmark averages the times over ranks and sums #wrong
 // (allreduce_table.h).
 //
+// `transport` "roce" runs the same loop over Gloo's ibverbs transport on the
+// RDMA device `rdma_device` (host mode: the rxe device the runner creates on
+// the lab interface, FABRICLAB_RDMA_DEVICE), its GID the lab address's
+// (runner/rdma/roce_gid.h). Gloo's ibverbs pairs have no unbound buffers, so
+// there each allreduce is Gloo's ring over bound buffers (AllreduceRing,
+// in-place; out-of-place copies the input first), and --segment-bytes does
+// not apply.
+//
 // `wrong_reduction` makes the reduction take the maximum instead of the sum:
 // the test that shows #wrong is counted from real data.
 //
@@ -48,6 +56,8 @@ struct AllreduceRankOptions {
   int channels = 1;
   int64_t segment_bytes = 0;  // Gloo's largest send/recv per step (two in flight); 0 = its 1 MiB
   bool wrong_reduction = false;
+  std::string transport = "tcp";  // "tcp" | "roce" (Gloo's ibverbs transport)
+  std::string rdma_device;        // roce: the RDMA device, e.g. fabriclab_eth0
   std::string results_path;  // "" = no JSON lines of results
   // "" = none; else the `allreduce` workload's metrics events
   // (allreduce_events.h): what a lab scenario's ranks write.

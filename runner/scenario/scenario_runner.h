@@ -57,6 +57,13 @@ struct ScenarioContext {
   // The run's seed (run.json "seed"): resolves `seed:LABEL` links
   // (runner/lab/link_plan.h).
   uint64_t seed = 0;
+  // Host mode with a RoCE workload: the RDMA device on the lab interface
+  // (runner/rdma/rxe_device.h). Ranks get it as FABRICLAB_RDMA_DEVICE, and
+  // the scenario records the device's counters over its span in one
+  // `rdma_counters` event (doc/metrics.md), naming this host `rdma_host`.
+  // "" = none.
+  std::string rdma_device{};
+  std::string rdma_host{};
 };
 
 struct ScenarioOutcome {

@@ -34,7 +34,8 @@ class AllreduceWorkload : public Workload {
         {"minbytes", ParamKind::kInteger}, {"maxbytes", ParamKind::kInteger},
         {"stepfactor", ParamKind::kInteger}, {"iters", ParamKind::kInteger},
         {"warmup_iters", ParamKind::kInteger}, {"check", ParamKind::kInteger},
-        {"channels", ParamKind::kInteger}, {"timeout_s", ParamKind::kInteger}};
+        {"channels", ParamKind::kInteger}, {"timeout_s", ParamKind::kInteger},
+        {"transport", ParamKind::kString}};
     return keys;
   }
 
@@ -51,13 +52,17 @@ class AllreduceWorkload : public Workload {
     const int64_t channels = integer(w, "channels", 2);
     if (channels < 1 || channels > 16) throw std::invalid_argument("channels must be in 1..16");
     if (integer(w, "timeout_s", 120) < 1) throw std::invalid_argument("timeout_s must be >= 1");
+    const std::string transport = w.param("transport", "tcp");
+    if (transport != "tcp" && transport != "roce")
+      throw std::invalid_argument("transport must be \"tcp\" or \"roce\", not \"" + transport +
+                                  "\"");
   }
 
   std::vector<std::string> rank_command(const WorkloadDefinition& w,
                                         const std::string& metrics_path) const override {
     std::string sizes;
     for (int64_t s : sizes_of(w)) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
-    return {"bench",     "allreduce-rank",
+    std::vector<std::string> command = {"bench",     "allreduce-rank",
             "--sizes",   sizes,
             "--iters",   std::to_string(integer(w, "iters", 5)),
             "--warmup",  std::to_string(integer(w, "warmup_iters", 1)),
@@ -65,6 +70,12 @@ class AllreduceWorkload : public Workload {
             "--channels", std::to_string(integer(w, "channels", 2)),
             "--timeout", std::to_string(integer(w, "timeout_s", 120)),
             "--metrics", metrics_path};
+    // roce: the device comes from the runner (FABRICLAB_RDMA_DEVICE).
+    if (w.param("transport", "tcp") == "roce") {
+      command.push_back("--transport");
+      command.push_back("roce");
+    }
+    return command;
   }
 
   int64_t planned_steps(const WorkloadDefinition& w) const override {
