@@ -49,7 +49,24 @@ class Channels {
       context->connectFullMesh(prefix, device);
       contexts_.push_back(std::move(context));
     }
+    if (roce_)
+      barrier_ring_ = std::make_unique<gloo::AllreduceRing<float>>(
+          contexts_.front(), std::vector<float*>{&barrier_value_}, 1);
   }
+
+  // Gloo's ibverbs Buffer aborts the process when destroyed with a send
+  // still awaiting its completion, and AllreduceRing never waits for its
+  // last notification's: destroyed between sizes or at the end, a ring
+  // killed the rank in the VM pair (SIGABRT, "sendPending_ == 0. 1 vs 0").
+  // So over RoCE every ring lives until the process exits, and the kernel
+  // closes its queue pairs then.
+  ~Channels() {
+    if (!roce_) return;
+    for (auto& [key, ring] : rings_) static_cast<void>(ring.release());
+    static_cast<void>(barrier_ring_.release());
+  }
+  Channels(const Channels&) = delete;
+  Channels& operator=(const Channels&) = delete;
 
   size_t size() const { return contexts_.size(); }
   bool roce() const { return roce_; }
@@ -65,10 +82,14 @@ class Channels {
                                                           static_cast<int>(count), fn);
     return *slot;
   }
-  // Before a size's buffers are freed: their registrations go with them.
-  void forget_buffers() { rings_.clear(); }
-
   void barrier() const {
+    if (roce_) {
+      // gloo::barrier uses unbound buffers, which ibverbs pairs refuse
+      // ("Unbound buffers not supported yet for ibverbs transport"): a
+      // one-float ring allreduce, made once, returns when every rank ran it.
+      barrier_ring_->run();
+      return;
+    }
     gloo::BarrierOptions options(contexts_.front());
     gloo::barrier(options);
   }
@@ -98,7 +119,11 @@ class Channels {
   bool roce_ = false;
   std::unique_ptr<c10d::ProcessGroupGloo::GlooStore> store_;
   std::vector<std::shared_ptr<gloo::Context>> contexts_;
+  // Over RoCE, one ring per channel and buffer: it copies the data to
+  // buffers of its own, registered with the device (3x the size each).
   std::map<std::tuple<size_t, float*, size_t>, std::unique_ptr<gloo::AllreduceRing<float>>> rings_;
+  float barrier_value_ = 0;
+  std::unique_ptr<gloo::AllreduceRing<float>> barrier_ring_;
 };
 
 // One allreduce of `count` floats: `in` == nullptr means in-place on `out`.
@@ -217,7 +242,6 @@ void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o,
     r.out_of_place = measure(channels, o, rv.rank, rv.world_size, in, out, false);
     fill_allreduce_input(out.data(), count, rv.rank);
     r.in_place = measure(channels, o, rv.rank, rv.world_size, in, out, true);
-    channels.forget_buffers();
     r.step_ms = ms_since(step_start);
     if (results.is_open()) {
       results << nlohmann::json{{"size", size},
