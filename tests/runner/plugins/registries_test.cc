@@ -48,6 +48,23 @@ TEST(WorkloadRegistry, AllreduceRunsTheBenchRankWithItsSweepAsSteps) {
   EXPECT_THROW(allreduce.check(w), std::invalid_argument) << "maxbytes below minbytes";
 }
 
+TEST(WorkloadRegistry, AllreduceOverRoceAsksTheRankForIbverbs) {
+  const Workload& allreduce = find_workload("allreduce");
+  WorkloadDefinition w;
+  w.kind = "allreduce";
+  w.params = {{"transport", "roce"}};
+  EXPECT_NO_THROW(allreduce.check(w));
+  const std::vector<std::string> argv = allreduce.rank_command(w, "/tmp/m.jsonl");
+  ASSERT_GE(argv.size(), 2u);
+  EXPECT_EQ(std::vector<std::string>(argv.end() - 2, argv.end()),
+            (std::vector<std::string>{"--transport", "roce"}));
+  w.params["transport"] = "tcp";
+  EXPECT_EQ(allreduce.rank_command(w, "/tmp/m.jsonl").back(), "/tmp/m.jsonl")
+      << "tcp: the rank's default, the command as before";
+  w.params["transport"] = "infiniband";
+  EXPECT_THROW(allreduce.check(w), std::invalid_argument);
+}
+
 TEST(FabricRegistry, AutoPicksSinglePairOrSwitchByRanks) {
   EXPECT_EQ(draw_fabric("auto", 1).kind, "single");
   EXPECT_EQ(draw_fabric("auto", 2).kind, "pair");
