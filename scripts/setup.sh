@@ -72,6 +72,8 @@ test_packages=(
   # the package test (tests/package/): a clean Debian root to install the
   # .deb into
   debootstrap
+  # the Kubernetes manifests' check (tests/deploy/): Debian's YAML parser
+  python3-yaml
 )
 if $tests; then
   packages+=("${test_packages[@]}")

@@ -57,6 +57,7 @@ fabriclab_schedule(runner_cleanup_stale_runs_netns_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_host_mode_test "." PROCESSORS 2 LOCKS heavy ledger)
 fabriclab_schedule(runner_four_hosts_test "." PROCESSORS 2 LOCKS heavy ledger)
 fabriclab_schedule(runner_host_fault_test "." PROCESSORS 2 LOCKS heavy ledger)
+fabriclab_schedule(runner_slurm_hosts_test "." PROCESSORS 2 LOCKS heavy ledger)
 
 # A browser.
 fabriclab_schedule(page_browser_test "." ${fl_heavy})

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/allreduce_algorithms.h"
 #include "common/input_error.h"
 #include "common/temp_dir.h"
 #include "netem/impairment.h"
@@ -51,6 +52,8 @@ void validate(const AllreduceBenchOptions& o) {
   if (o.transport != "tcp") throw InputError("--transport must be tcp or roce");
   if (o.ranks < 2 || o.ranks > 16) throw InputError("--ranks must be in 2..16");
   if (o.channels < 1 || o.channels > 16) throw InputError("--channels must be in 1..16");
+  if (!is_allreduce_algorithm(o.algorithm))
+    throw InputError("--algorithm " + o.algorithm + ": expected " + allreduce_algorithm_list());
   if (o.segment_bytes < 0 || o.segment_bytes % 4 != 0)
     throw InputError("--segment-bytes must be a multiple of 4 (0: Gloo's default)");
   if (!o.impair.empty()) {
@@ -79,6 +82,8 @@ std::vector<std::string> rank_argv(const AllreduceBenchOptions& o,
                                    std::to_string(o.check),
                                    "--channels",
                                    std::to_string(o.channels),
+                                   "--algorithm",
+                                   o.algorithm,
                                    "--results",
                                    results,
                                    "--timeout",
@@ -204,7 +209,8 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
   AllreduceReport report;
   report.run_id = ledger.run_id();
   report.ranks = o.ranks;
-  report.transport = "gloo tcp, " + std::to_string(o.channels) + " channel(s) per rank";
+  report.transport = "gloo tcp, " + std::to_string(o.channels) + " channel(s) per rank, " +
+                     o.algorithm;
   std::unique_ptr<netem::Backend> backend;
   std::vector<std::unique_ptr<netem::Applied>> applied;  // removed before the topology
   if (!o.impair.empty()) {

@@ -43,6 +43,7 @@ struct AllreduceBenchOptions {
   // 0.61-0.86 with one, 0.79-0.93 with two; README, Benchmarks).
   int channels = 2;
   int64_t segment_bytes = 0;                 // Gloo's segment size; 0 = its default (1 MiB)
+  std::string algorithm = "ring";            // common/allreduce_algorithms.h
   std::string impair;                        // tc-netem words; "" = clean
   std::vector<std::string> links = {"all"};  // "all" or "r0", "r1", ...
   std::string backend = "auto";              // netem | userspace | auto

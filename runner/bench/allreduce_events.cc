@@ -13,6 +13,7 @@ nlohmann::json allreduce_start_fields(const AllreduceRankOptions& o, int world_s
           {"warmup_iters", o.warmup},
           {"check", o.check ? 1 : 0},
           {"channels", o.channels},
+          {"algorithm", o.algorithm},
           {"transport", o.transport}};
 }
 

@@ -1,9 +1,7 @@
 #include "runner/bench/allreduce_rank.h"
 
-#include <gloo/allreduce.h>
 #include <gloo/allreduce_ring.h>
 #include <gloo/barrier.h>
-#include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/ibverbs/device.h>
@@ -13,15 +11,17 @@
 
 #include <cstring>
 #include <exception>
-#include <fstream>
 #include <map>
-#include <memory>
 #include <tuple>
+#include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <thread>
 
 #include "common/input_error.h"
+#include "common/allreduce_algorithms.h"
+#include "runner/bench/allreduce_algorithm.h"
 #include "runner/bench/allreduce_check.h"
 #include "runner/bench/allreduce_events.h"
 #include "runner/rdma/roce_gid.h"
@@ -33,19 +33,20 @@ namespace fabriclab::runner::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using ReduceFn = void (*)(void*, const void*, const void*, size_t);
 
 // The Gloo contexts of one rank, one per channel, each on its own device:
 // TCP, or ibverbs on the RDMA device (roce).
 class Channels {
  public:
-  Channels(const trainer::Rendezvous& rv, const AllreduceRankOptions& o) : roce_(o.transport == "roce") {
+  Channels(const trainer::Rendezvous& rv, const AllreduceRankOptions& o)
+      : roce_(o.transport == "roce") {
     store_ = std::make_unique<c10d::ProcessGroupGloo::GlooStore>(trainer::connect_store(rv));
     for (int c = 0; c < o.channels; ++c) {
+      std::shared_ptr<gloo::transport::Device> device =
+          roce_ ? ibverbs_device(rv, o) : tcp_device(rv);
       gloo::rendezvous::PrefixStore prefix("channel" + std::to_string(c), *store_);
       auto context = std::make_shared<gloo::rendezvous::Context>(rv.rank, rv.world_size);
       context->setTimeout(rv.timeout);
-      std::shared_ptr<gloo::transport::Device> device = roce_ ? ibverbs_device(rv, o) : tcp_device(rv);
       context->connectFullMesh(prefix, device);
       contexts_.push_back(std::move(context));
     }
@@ -72,16 +73,19 @@ class Channels {
   bool roce() const { return roce_; }
   const std::shared_ptr<gloo::Context>& operator[](size_t i) const { return contexts_[i]; }
 
-  // Gloo's ring over bound buffers for `count` floats at `data` on channel
-  // `c`, made once per buffer: it registers the memory with the device.
-  gloo::AllreduceRing<float>& ring(size_t c, float* data, size_t count,
-                                   const gloo::ReductionFunction<float>* fn) {
+  // Over RoCE: Gloo's ring over bound buffers for `count` floats at `data`
+  // on channel `c`, made once per buffer (it registers its own buffers, 3x
+  // the size, with the device) and kept (see the destructor).
+  gloo::AllreduceRing<float>* ring(size_t c, float* data, size_t count, bool max_reduction) {
     auto& slot = rings_[std::make_tuple(c, data, count)];
     if (!slot)
-      slot = std::make_unique<gloo::AllreduceRing<float>>(contexts_[c], std::vector<float*>{data},
-                                                          static_cast<int>(count), fn);
-    return *slot;
+      slot = std::make_unique<gloo::AllreduceRing<float>>(
+          contexts_[c], std::vector<float*>{data}, static_cast<int>(count),
+          max_reduction ? gloo::ReductionFunction<float>::max
+                        : gloo::ReductionFunction<float>::sum);
+    return slot.get();
   }
+
   void barrier() const {
     if (roce_) {
       // gloo::barrier uses unbound buffers, which ibverbs pairs refuse
@@ -119,77 +123,85 @@ class Channels {
   bool roce_ = false;
   std::unique_ptr<c10d::ProcessGroupGloo::GlooStore> store_;
   std::vector<std::shared_ptr<gloo::Context>> contexts_;
-  // Over RoCE, one ring per channel and buffer: it copies the data to
-  // buffers of its own, registered with the device (3x the size each).
   std::map<std::tuple<size_t, float*, size_t>, std::unique_ptr<gloo::AllreduceRing<float>>> rings_;
   float barrier_value_ = 0;
   std::unique_ptr<gloo::AllreduceRing<float>> barrier_ring_;
 };
 
-// One allreduce of `count` floats: `in` == nullptr means in-place on `out`.
-// Each channel reduces its own contiguous slice, concurrently.
-void allreduce(Channels& channels, const float* in, float* out, size_t count, bool wrong_reduction,
-               size_t segment_bytes) {
-  auto slice = [&](size_t c) {
-    const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
-    if (end == begin) return;
-    if (channels.roce()) {
-      if (in != nullptr) std::memcpy(out + begin, in + begin, (end - begin) * sizeof(float));
-      const auto* fn = wrong_reduction ? gloo::ReductionFunction<float>::max
-                                       : gloo::ReductionFunction<float>::sum;
-      channels.ring(c, out + begin, end - begin, fn).run();
-      return;
-    }
-    gloo::AllreduceOptions options(channels[c]);
-    if (in != nullptr) options.setInput(const_cast<float*>(in) + begin, end - begin);
-    options.setOutput(out + begin, end - begin);
-    options.setReduceFunction(wrong_reduction ? static_cast<ReduceFn>(&gloo::max<float>)
-                                              : static_cast<ReduceFn>(&gloo::sum<float>));
-    if (segment_bytes > 0) options.setMaxSegmentSize(segment_bytes);
-    gloo::allreduce(options);
-  };
-  if (channels.size() == 1) return slice(0);
-  // A lost peer fails every channel's allreduce: each failure is caught where
-  // it happens and the first rethrown here, after every channel has ended --
-  // escaping a thread it would abort the rank (std::terminate) instead of
-  // letting it say which collective failed.
-  std::vector<std::exception_ptr> failed(channels.size());
-  auto run = [&](size_t c) {
-    try {
-      slice(c);
-    } catch (...) {
-      failed[c] = std::current_exception();
-    }
-  };
-  // Rings are made (and registered) here, before the threads share the map.
-  if (channels.roce()) {
-    const auto* fn = wrong_reduction ? gloo::ReductionFunction<float>::max
-                                     : gloo::ReductionFunction<float>::sum;
+// One allreduce of `count` floats into `out`, with the options' algorithm:
+// each channel reduces its own contiguous slice, concurrently. Built once per
+// size and place (allreduce_algorithm.h); run() with `in` == nullptr is in
+// place.
+class SlicedAllreduce {
+ public:
+  SlicedAllreduce(Channels& channels, const AllreduceRankOptions& o, float* out, size_t count)
+      : out_(out) {
     for (size_t c = 0; c < channels.size(); ++c) {
       const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
-      if (end > begin) channels.ring(c, out + begin, end - begin, fn);
+      begins_.push_back(begin);
+      ends_.push_back(end);
+      // Over RoCE, whatever `algorithm` says: Gloo's ring on bound buffers,
+      // the one measured on rxe (gloo::allreduce needs unbound buffers,
+      // which ibverbs pairs do not have; doc/roce.md, section 7).
+      if (channels.roce()) {
+        rings_.push_back(end > begin ? channels.ring(c, out + begin, end - begin, o.wrong_reduction)
+                                     : nullptr);
+        continue;
+      }
+      slices_.push_back(std::make_unique<ChannelAllreduce>(
+          o.algorithm, channels[c], out + begin, end - begin, o.wrong_reduction,
+          static_cast<size_t>(o.segment_bytes)));
     }
   }
-  std::vector<std::thread> others;
-  for (size_t c = 1; c < channels.size(); ++c) others.emplace_back(run, c);
-  run(0);
-  for (std::thread& t : others) t.join();
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
-}
+
+  void run(const float* in) {
+    auto slice = [&](size_t c) {
+      if (rings_.empty()) return slices_[c]->run(in == nullptr ? nullptr : in + begins_[c]);
+      if (rings_[c] == nullptr) return;
+      if (in != nullptr)
+        std::memcpy(out_ + begins_[c], in + begins_[c], (ends_[c] - begins_[c]) * sizeof(float));
+      rings_[c]->run();
+    };
+    const size_t slices = rings_.empty() ? slices_.size() : rings_.size();
+    if (slices == 1) return slice(0);
+    // A lost peer fails every channel's allreduce: each failure is caught where
+    // it happens and the first rethrown here, after every channel has ended --
+    // escaping a thread it would abort the rank (std::terminate) instead of
+    // letting it say which collective failed.
+    std::vector<std::exception_ptr> failed(slices);
+    auto run_one = [&](size_t c) {
+      try {
+        slice(c);
+      } catch (...) {
+        failed[c] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> others;
+    for (size_t c = 1; c < slices; ++c) others.emplace_back(run_one, c);
+    run_one(0);
+    for (std::thread& t : others) t.join();
+    for (const std::exception_ptr& e : failed)
+      if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  float* out_;
+  std::vector<size_t> begins_, ends_;
+  std::vector<std::unique_ptr<ChannelAllreduce>> slices_;  // tcp
+  std::vector<gloo::AllreduceRing<float>*> rings_;         // roce: the channels' own
+
+};
 
 PlaceResult measure(Channels& channels, const AllreduceRankOptions& o, int rank,
-                    int world_size, std::vector<float>& in, std::vector<float>& out, bool in_place) {
+                    int world_size, std::vector<float>& in, std::vector<float>& out,
+                    bool in_place) {
   const size_t count = out.size();
   const float* input = in_place ? nullptr : in.data();
-  for (int i = 0; i < o.warmup; ++i)
-    allreduce(channels, input, out.data(), count, o.wrong_reduction,
-              static_cast<size_t>(o.segment_bytes));
+  SlicedAllreduce allreduce(channels, o, out.data(), count);
+  for (int i = 0; i < o.warmup; ++i) allreduce.run(input);
   channels.barrier();
   const auto start = Clock::now();
-  for (int i = 0; i < o.iters; ++i)
-    allreduce(channels, input, out.data(), count, o.wrong_reduction,
-              static_cast<size_t>(o.segment_bytes));
+  for (int i = 0; i < o.iters; ++i) allreduce.run(input);
   const std::chrono::duration<double, std::micro> elapsed = Clock::now() - start;
   PlaceResult result;
   result.time_us = elapsed.count() / o.iters;
@@ -197,8 +209,7 @@ PlaceResult measure(Channels& channels, const AllreduceRankOptions& o, int rank,
     // Fresh data: in-place iterations have summed the sums many times over.
     fill_allreduce_input(in_place ? out.data() : in.data(), count, rank);
     if (!in_place) std::fill(out.begin(), out.end(), 0.0f);
-    allreduce(channels, input, out.data(), count, o.wrong_reduction,
-              static_cast<size_t>(o.segment_bytes));
+    allreduce.run(input);
     result.wrong = count_wrong_elements(out.data(), count, world_size);
   }
   return result;
@@ -218,8 +229,9 @@ double ms_since(Clock::time_point start) {
 
 void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o,
                std::ofstream& results, trainer::MetricsWriter& metrics, int64_t& step) {
-  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s) over {}", rv.rank, rv.master_addr,
-               rv.master_port, o.channels, o.transport);
+  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s) over {}, algorithm {}", rv.rank,
+               rv.master_addr, rv.master_port, o.channels, o.transport,
+               o.transport == "roce" ? "ring (bound buffers)" : o.algorithm);
   Channels channels(rv, o);
   trainer::WireBytes wire(trainer::lab_interface(rv.iface, rv.bind_addr));
   nlohmann::json start = allreduce_start_fields(o, rv.world_size);
@@ -268,6 +280,8 @@ void run_allreduce_rank(const trainer::Rendezvous& rv, const AllreduceRankOption
   if (rv.world_size < 2) throw InputError("bench allreduce-rank needs WORLD_SIZE >= 2");
   if (o.iters < 1 || o.warmup < 0 || o.channels < 1)
     throw InputError("--iters must be >= 1, --warmup >= 0, --channels >= 1");
+  if (!is_allreduce_algorithm(o.algorithm))
+    throw InputError("--algorithm " + o.algorithm + ": expected " + allreduce_algorithm_list());
   if (o.transport != "tcp" && o.transport != "roce")
     throw InputError("--transport " + o.transport + ": expected tcp or roce");
   if (o.transport == "roce" && (o.rdma_device.empty() || rv.bind_addr.empty()))

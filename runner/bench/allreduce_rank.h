@@ -56,6 +56,9 @@ struct AllreduceRankOptions {
   int channels = 1;
   int64_t segment_bytes = 0;  // Gloo's largest send/recv per step (two in flight); 0 = its 1 MiB
   bool wrong_reduction = false;
+  // Which of Gloo's allreduce algorithms (common/allreduce_algorithms.h);
+  // "ring" is gloo::allreduce, what the rank ran before it had the choice.
+  std::string algorithm = "ring";
   std::string transport = "tcp";  // "tcp" | "roce" (Gloo's ibverbs transport)
   std::string rdma_device;        // roce: the RDMA device, e.g. fabriclab_eth0
   std::string results_path;  // "" = no JSON lines of results

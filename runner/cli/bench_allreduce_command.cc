@@ -29,6 +29,7 @@ void add_rank_command(CLI::App& bench) {
   cmd->add_option("--check", o->check);
   cmd->add_option("--channels", o->channels)->check(CLI::Range(1, 16));
   cmd->add_flag("--wrong-reduction", o->wrong_reduction);
+  cmd->add_option("--algorithm", o->algorithm);
   cmd->add_option("--segment-bytes", o->segment_bytes);
   cmd->add_option("--transport", o->transport, "tcp, or roce: Gloo's ibverbs transport")
       ->check(CLI::IsMember({"tcp", "roce"}));
@@ -84,6 +85,10 @@ void add_bench_allreduce_command(CLI::App& app) {
   cmd->add_option("--segment-bytes", o->segment_bytes,
                   "Gloo's largest send per ring step (two in flight); 0: its default, 1M")
       ->transform(size)
+      ->capture_default_str();
+  cmd->add_option("--algorithm", o->algorithm,
+                  "Gloo's allreduce algorithm: ring (gloo::allreduce), ring_chunked, "
+                  "halving_doubling or bcube (common/allreduce_algorithms.h)")
       ->capture_default_str();
   cmd->add_option("--impair", o->impair,
                   "Impairment in tc-netem words on --links, e.g. 'rate 1gbit' or 'delay 1ms'");

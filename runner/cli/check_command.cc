@@ -8,6 +8,7 @@
 #include "netem/impairment.h"
 #include "runner/cli/commands.h"
 #include "runner/lab/lab_definition.h"
+#include "runner/lab/lab_selection.h"
 #include "runner/scenario/host_preflight.h"
 #include "runner/scenario/lab_check.h"
 #include "runner/topology/user_namespace.h"
@@ -32,7 +33,7 @@ void add_check_command(CLI::App& app) {
       "check",
       "Can this machine run a lab? Builds its network, applies and reads back every "
       "scenario's settings, sends a little traffic over each path, removes it all; no training");
-  cmd->add_option("lab", flags->labs, "Lab numbers or folder names, e.g. 02 (repeatable; 'all')")
+  cmd->add_option("lab", flags->labs, "Lab numbers or folder names, e.g. 02 (repeatable; 'all', or a range: 02-05)")
       ->required();
   cmd->add_option("--scenario", flags->scenarios,
                   "Check only these scenarios: repeatable, or a list: --scenario clean,latency")
@@ -49,13 +50,8 @@ void add_check_command(CLI::App& app) {
   cmd->callback([flags] {
     const std::string labs = flags->labs_dir.empty() ? runner::default_labs_dir() : flags->labs_dir;
     std::vector<std::string> files;
-    for (const std::string& lab : flags->labs) {
-      if (lab == "all") {
-        for (const std::string& file : runner::list_lab_files(labs)) files.push_back(file);
-      } else {
-        files.push_back(runner::find_lab_file(labs, lab));
-      }
-    }
+    for (const std::string& lab : flags->labs)
+      for (const std::string& file : runner::select_lab_files(labs, lab)) files.push_back(file);
     if (files.size() > 1 && !flags->scenarios.empty())
       throw InputError("--scenario names one lab's scenarios: give one lab with it");
     for (const std::string& file : files) runner::load_lab(file, flags->quick);  // exit 2 first

@@ -86,8 +86,17 @@ void run_grade(const GradeOptions& o) {
   // The lab as this run drew it: the student's own conditions (draw.h).
   const runner::LabDefinition lab = grading::lab_for_run(lab_file, rec);
   if (o.init) {
-    write_template(lab, dir, o.answers.empty() ? (fs::path(dir) / "answers.toml").string() : o.answers,
-                   o.force);
+    const std::string path =
+        o.answers.empty() ? (fs::path(dir) / "answers.toml").string() : o.answers;
+    write_template(lab, dir, path, o.force);
+    // The file written before the run (predictions) is now shadowed: say so,
+    // so answers written there are not silently left ungraded.
+    const std::string before_run = grading::lab_answers_path(o.runs_dir, lab.id);
+    if (o.answers.empty() && fs::exists(before_run))
+      std::cout << "note: " << before_run << " (written before the run) is still there; `fabriclab grade "
+                << lab.id << "` now reads " << path << " first. Answer in one of them: copy what you "
+                << "wrote there across, or grade it with --answers " << before_run
+                << ". Your predictions are graded from the run either way.\n";
     return;
   }
   const std::string answers_path =

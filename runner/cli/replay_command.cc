@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <iostream>
 
-#include "common/file_text.h"
 #include "common/input_error.h"
 #include "runner/cast/cast_reader.h"
 #include "runner/cast/player.h"
@@ -106,10 +105,8 @@ void replay(const ReplayArgs& args) {
                                    ("fabriclab-charts-" + fs::absolute(dir).filename().string())
                              : fs::path(args.charts_dir);
     // Only run.json holds the conditions: render_report reads the rest.
-    const fs::path manifest = dir / "run.json";
     options.conditions = runner::recorded_conditions_text(
-        runner::rundir::parse_run_manifest(read_file_text(manifest), manifest.string())
-            .value("conditions", nlohmann::json()));
+        runner::rundir::read_run_manifest(dir).value("conditions", nlohmann::json()));
     runner::report::render_report(dir, std::cout, options);
     std::cout << "charts: " << options.charts_dir.string() << "\n";
     return;

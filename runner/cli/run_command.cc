@@ -1,25 +1,22 @@
-// `fabriclab run NN`: a lab, as a student meets it.
-// `run` builds namespaces on this machine, or with --hosts runs its part of a
-// lab spread over several machines (host mode, runner/host/host_run.h).
-#include <unistd.h>
+// `fabriclab run NN`: a lab, as a student meets it; `run all` or a range
+// (`run 02-05`): the course, lab after lab (run_course.h). `run` builds
+// namespaces on this machine, or with --hosts runs its part of a lab spread
+// over several machines (host mode, runner/host/host_run.h).
 
-#include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstring>
-#include <filesystem>
-#include <iostream>
+#include <cstdlib>
 #include <memory>
 #include <random>
 
 #include "common/input_error.h"
+#include "common/slurm_step.h"
 #include "netem/impairment.h"
 #include "runner/cli/commands.h"
-#include "runner/grading/answers.h"
-#include "runner/grading/prediction_record.h"
+#include "runner/cli/run_course.h"
+#include "runner/cli/run_preparation.h"
 #include "runner/host/host_roster.h"
 #include "runner/host/host_run.h"
 #include "runner/lab/lab_definition.h"
+#include "runner/lab/lab_selection.h"
 #include "runner/scenario/lab_run.h"
 #include "runner/topology/user_namespace.h"
 
@@ -27,40 +24,19 @@ namespace fabriclab::cli {
 
 namespace {
 
-// `path` is, or can be made, a folder this process may write in: its
-// nearest existing ancestor is a writable directory.
-void require_writable_folder(const std::string& flag, const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  fs::path existing = fs::absolute(path, error);
-  while (!existing.empty() && !fs::exists(existing, error) && existing != existing.parent_path())
-    existing = existing.parent_path();
-  if (!fs::is_directory(existing, error))
-    throw InputError(flag + " " + path + ": " + existing.string() +
-                     " is not a directory (expected a folder for the run directories)");
-  if (::access(existing.c_str(), W_OK) != 0)
-    throw InputError(flag + " " + path + ": cannot write in " + existing.string() + " (" +
-                     std::strerror(errno) + ")");
+// `--hosts slurm`: srun's step, with its complaints as exit 2.
+SlurmStep slurm_step_or_input_error() {
+  try {
+    return read_slurm_step([](const char* name) { return std::getenv(name); });
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
 }
 
-// The student's predictions (labs/SCHEMA.md, "Predictions"), taken now,
-// before anything starts: from --answers FILE, else from the lab's own
-// OUTPUT/NN-answers.toml when the lab asks for predictions and the file
-// exists. A malformed file is exit 2 here; a missing prediction is not an
-// error (the run says so and grading gives it nothing).
-void take_predictions(const runner::LabDefinition& lab, const std::string& answers_flag,
-                      const std::string& output, runner::LabRunOptions& options) {
-  const bool asks = std::any_of(lab.exercises.begin(), lab.exercises.end(), [](const auto& e) {
-    return e.kind == runner::Kind::kPrediction;
-  });
-  options.answers_path =
-      answers_flag.empty() ? runner::grading::lab_answers_path(output, lab.id) : answers_flag;
-  if (answers_flag.empty() && (!asks || !std::filesystem::exists(options.answers_path))) return;
-  const runner::grading::Answers answers = runner::grading::load_answers(options.answers_path, lab);
-  const double now = std::chrono::duration<double>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-  options.predictions = runner::grading::take_predictions(lab, answers, now);
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ",") + name;
+  return out;
 }
 
 }  // namespace
@@ -86,7 +62,10 @@ void add_run_command(CLI::App& app) {
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd =
       app.add_subcommand("run", "Run a lab: every scenario, live view, summary, recording");
-  cmd->add_option("lab", flags->lab, "Lab number or folder name, e.g. 02")->required();
+  cmd->add_option("lab", flags->lab,
+                  "Lab number or folder name, e.g. 02; 'all' for every lab in order, or a "
+                  "range, e.g. 02-05")
+      ->required();
   cmd->add_option("--scenario", flags->scenarios,
                   "Run only these scenarios: repeatable, or a list: --scenario clean,latency")
       ->delimiter(',');
@@ -106,7 +85,9 @@ void add_run_command(CLI::App& app) {
                   "[default: OUTPUT/NN-answers.toml, from `fabriclab grade NN --init`]");
   auto* hosts = cmd->add_option("--hosts", flags->hosts,
                                 "Host mode: the lab hosts' addresses, A,B[,...]; the first leads. "
-                                "Run the same command on every host")
+                                "Run the same command on every host. 'slurm': the hosts of the "
+                                "srun step this task runs in, and this host's place from "
+                                "SLURM_NODEID")
                     ->group("Host mode");
   cmd->add_option("--hosts-file", flags->hosts_file,
                   "Host mode: the lab hosts from a file, one address a line (# comments), "
@@ -117,7 +98,9 @@ void add_run_command(CLI::App& app) {
   // the callback (CLI11's needs() takes one option).
   std::vector<CLI::Option*> host_options;
   host_options.push_back(
-      cmd->add_option("--iface", flags->iface, "Host mode: this host's lab interface (impaired)")
+      cmd->add_option("--iface", flags->iface,
+                      "Host mode: this host's lab interface (impaired) [default: the one holding "
+                      "this host's address in the host list]")
           ->group("Host mode"));
   host_options.push_back(
       cmd->add_option("--host-index", flags->host_index,
@@ -139,7 +122,10 @@ void add_run_command(CLI::App& app) {
   cmd->footer(
       "Example: fabriclab run 02 --quick --scenario clean --scenario latency\n"
       "Host mode: fabriclab run 02 --hosts 192.168.56.11,192.168.56.12 --iface eth1   (on both)\n"
-      "           fabriclab run 05 --hosts A,B,C,D --iface eth1   (on all four)");
+      "           fabriclab run 05 --hosts A,B,C,D --iface eth1   (on all four)\n"
+      "Under Slurm: srun --nodes 4 --ntasks-per-node 1 fabriclab run 05 --hosts slurm\n"
+      "The course: fabriclab run all   (every lab in order, then one table: how each ended,\n"
+      "its time and its lesson)   fabriclab run 02-05 --quick");
   cmd->callback([flags, host_options, seed] {
     const bool host_mode = !flags->hosts.empty() || !flags->hosts_file.empty();
     for (const CLI::Option* option : host_options) {
@@ -149,31 +135,50 @@ void add_run_command(CLI::App& app) {
     }
     if (host_mode && seed->count() > 0)
       throw InputError("--seed: in host mode the lead draws the run's seed (expected --seed on a run without --hosts)");
-    if (host_mode && flags->iface.empty())
-      throw InputError(std::string(flags->hosts.empty() ? "--hosts-file" : "--hosts") +
-                       ": host mode needs --iface, this host's lab interface (ip -br addr)");
     runner::LabRunOptions options;
     const std::string labs = flags->labs_dir.empty() ? runner::default_labs_dir() : flags->labs_dir;
-    const std::string lab_file = runner::find_lab_file(labs, flags->lab);
-    options.scenarios = flags->scenarios;
     options.backend = netem::parse_backend_kind(flags->backend);
     options.quick = flags->quick;
     options.output_dir = flags->output;
     options.charts_in_terminal = !flags->no_charts;
+    if (runner::selects_many_labs(flags->lab)) {
+      if (!flags->scenarios.empty())
+        throw InputError("--scenario names one lab's scenarios (expected one lab with it, not '" +
+                         flags->lab + "')");
+      if (!flags->answers.empty())
+        throw InputError("--answers is one lab's answers file (expected one lab with it, not '" +
+                         flags->lab + "'; each lab reads OUTPUT/NN-answers.toml)");
+      if (host_mode)
+        throw InputError("'" + flags->lab + "' runs the course on this machine (expected one lab "
+                         "with --hosts: start each lab on every host)");
+      CourseOptions course{runner::select_lab_files(labs, flags->lab), options, std::nullopt};
+      if (seed->count() > 0) course.seed = flags->seed;
+      require_writable_folder("--output", flags->output);
+      const int code = run_course(course);
+      if (code != 0) throw CommandExit{code};
+      return;
+    }
+    const std::string lab_file = runner::find_lab_file(labs, flags->lab);
+    options.scenarios = flags->scenarios;
     // Loaded once, here: a bad lab file is exit 2 before anything starts.
     runner::LabDefinition lab = runner::load_lab(lab_file, options.quick);
     require_writable_folder("--output", flags->output);
     take_predictions(lab, flags->answers, flags->output, options);
     if (host_mode) {
       // A real interface: no user namespace (it would hide the interface).
-      runner::host::HostRunOptions host_options{
-          options,
-          flags->hosts.empty() ? runner::host::read_host_file(flags->hosts_file)
-                               : runner::host::parse_host_list(flags->hosts),
-          flags->iface,
-          flags->host_index,
-          flags->ranks_per_host,
-          flags->port};
+      runner::host::HostRunOptions host_options{options, {}, flags->iface, flags->host_index,
+                                                flags->ranks_per_host, flags->port};
+      if (flags->hosts == "slurm") {
+        const SlurmStep step = slurm_step_or_input_error();
+        host_options.hosts = runner::host::parse_host_list(joined(step.hosts));
+        if (host_options.host_index < 0) host_options.host_index = step.index;
+      } else {
+        host_options.hosts = flags->hosts.empty() ? runner::host::read_host_file(flags->hosts_file)
+                                                  : runner::host::parse_host_list(flags->hosts);
+      }
+      if (host_options.iface.empty())
+        host_options.iface =
+            runner::host::default_lab_interface(host_options.hosts, host_options.host_index);
       const int code = runner::host::run_lab_on_hosts(lab, host_options);
       if (code != 0) throw CommandExit{code};
       return;

@@ -105,6 +105,35 @@ std::set<std::string> local_ipv4_addresses(const std::string& device) {
   return addresses;
 }
 
+std::string interface_with_address(const std::string& address) {
+  std::string found;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return found;
+  for (ifaddrs* entry = list; entry != nullptr && found.empty(); entry = entry->ifa_next) {
+    if (entry->ifa_addr != nullptr && entry->ifa_addr->sa_family == AF_INET &&
+        ipv4_text(entry->ifa_addr) == address)
+      found = entry->ifa_name;
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+std::string default_lab_interface(const std::vector<std::string>& hosts, int index) {
+  if (index >= static_cast<int>(hosts.size()))
+    throw InputError("--host-index " + std::to_string(index) + ": there are " +
+                     std::to_string(hosts.size()) + " hosts (expected 0.." +
+                     std::to_string(hosts.size() - 1) + ")");
+  if (index < 0) index = find_own_host_index(hosts, local_ipv4_addresses());
+  const std::string& own = hosts[static_cast<size_t>(index)];
+  const std::string iface = interface_with_address(own);
+  if (iface.empty())
+    throw InputError("--iface: no interface of this machine holds " + own + ", host " +
+                     std::to_string(index) +
+                     "'s address in the host list (expected --iface, this host's lab interface: "
+                     "ip -br addr)");
+  return iface;
+}
+
 int find_own_host_index(const std::vector<std::string>& hosts,
                         const std::set<std::string>& own_addresses) {
   std::vector<int> matches;

@@ -45,6 +45,15 @@ std::vector<std::string> read_host_file(const std::string& path);
 // with `device`, only that interface's.
 std::set<std::string> local_ipv4_addresses(const std::string& device = "");
 
+// The interface of this machine that holds `address`, "" when none does.
+std::string interface_with_address(const std::string& address);
+
+// Host mode's lab interface when --iface is not given: the one holding this
+// host's own address in `hosts` (hosts[index], or the entry that is an
+// address of this machine when index < 0). InputError naming the address
+// and what to give instead when no interface holds it.
+std::string default_lab_interface(const std::vector<std::string>& hosts, int index);
+
 // The place in `hosts` of the one entry that is an address of this machine.
 // InputError when none or several match (then --host-index is the way out).
 int find_own_host_index(const std::vector<std::string>& hosts,

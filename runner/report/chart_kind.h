@@ -8,6 +8,8 @@
 //   link_bytes     bytes each rank's link carried (its counters), per scenario
 //   sweep          a [[sweep]]: the job's extra time vs one flow's costs, in %
 //   queue_depth    a switch queue's depth over time, per scenario (lab 08)
+//   alpha_beta_fit an allreduce sweep's time per size beside the fitted
+//                  alpha-beta model, per scenario (lab 11)
 //
 // A chart is a gnuplot script writer over the scenarios' series
 // (chart_data.h) plus one row in chart_kinds.cc. charts.cc runs gnuplot on

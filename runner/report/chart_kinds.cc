@@ -1,6 +1,7 @@
 // The table of charts (chart_kind.h). Add a chart here.
 #include "runner/report/chart_kind.h"
 
+#include "runner/report/alpha_beta_chart.h"
 #include "runner/report/queue_chart.h"
 #include "runner/report/sweep_chart.h"
 #include "runner/report/timeline_chart.h"
@@ -20,6 +21,8 @@ const ChartKind kCharts[] = {
     {"sweep", "what each swept value cost (%): the job against one TCP flow on the same link",
      sweep_chart_script},
     {"queue_depth", "switch queue depth (KiB, deepest per second) over time", queue_depth_chart_script},
+    {"alpha_beta_fit", "ms per allreduce against message size: measured (points), fitted model (lines)",
+     alpha_beta_chart_script},
 };
 
 }  // namespace

@@ -57,6 +57,7 @@
 
 #include "runner/report/run_directory.h"
 #include "runner/report/rank_times.h"
+#include "runner/report/alpha_beta_fit.h"
 #include "runner/report/wire_bytes.h"
 
 namespace fabriclab::runner::report {
@@ -96,6 +97,18 @@ struct ScenarioResult {
   std::optional<std::int64_t> wrong;
   std::optional<double> busbw_ratio;
   std::optional<std::int64_t> largest_size;  // bytes: the size busbw_gb_per_s is of
+  // The alpha-beta model fitted to the sweep (alpha_beta_fit.h), when the
+  // start event names the algorithm; absent from JSON otherwise. The points
+  // and the model's time for each are for the `alpha_beta` table only.
+  std::optional<std::string> algorithm;
+  std::optional<std::int64_t> fit_steps;
+  std::optional<double> fit_alpha_ms;
+  std::optional<double> fit_latency_ms;
+  std::optional<double> fit_busbw_gb_per_s;
+  std::optional<double> crossover_bytes;
+  std::optional<double> fit_error;
+  std::vector<FitPoint> fit_points;
+  std::vector<double> fit_predicted_us;
   // The flow probe's (a `flow` event, runner/scenario/flow_probe.h): one TCP
   // flow's goodput over the scenario's impaired link and the share of its
   // bytes it sent twice (retransmits x MSS / bytes sent). Set by

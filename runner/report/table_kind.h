@@ -20,6 +20,9 @@
 //                neighbour flows' goodput (lab 08)
 //   uplinks      per scenario: bytes on all lab links and on each ToR-spine
 //                uplink, the hottest uplink and its share (lab 09)
+//   alpha_beta   per allreduce scenario: the alpha-beta model fitted to its
+//                sweep, then each size's measured time beside the model's
+//                and the fastest algorithm there (lab 11)
 //
 // A table is a function of the scenarios' summaries plus one row in
 // table_kinds.cc. Thread safety: immutable table, pure functions.

@@ -1,6 +1,7 @@
 // The table of tables (table_kind.h). Add a table here.
 #include "runner/report/table_kind.h"
 
+#include "runner/report/alpha_beta_table.h"
 #include "runner/report/cost_table.h"
 #include "runner/report/per_rank_table.h"
 #include "runner/report/queue_table.h"
@@ -21,6 +22,7 @@ const TableKind kTables[] = {
     {"sweep", format_sweep_table},
     {"queue", format_queue_table},
     {"uplinks", format_uplink_table},
+    {"alpha_beta", format_alpha_beta_table},
 };
 
 }  // namespace

@@ -245,18 +245,33 @@ json parse_run_manifest(const std::string& text, const std::string& path) {
   return manifest;
 }
 
-RunDirectory read_run(const std::filesystem::path& dir) {
+namespace {
+
+// What both readers say when `dir` is not a run directory at all.
+std::string require_run_directory(const std::filesystem::path& dir) {
   std::error_code error;
   if (!std::filesystem::is_directory(dir, error)) {
     throw InputError(dir.string() +
                      ": no such recording directory (not a directory; expected a run directory "
                      "with run.json and metrics.jsonl)");
   }
+  return "is " + dir.string() + " a fabriclab run directory?";
+}
+
+}  // namespace
+
+nlohmann::json read_run_manifest(const std::filesystem::path& dir) {
+  const std::string hint = require_run_directory(dir);
+  const auto manifest_path = dir / kManifestFile;
+  return parse_run_manifest(read_file(manifest_path, hint), manifest_path.string());
+}
+
+RunDirectory read_run(const std::filesystem::path& dir) {
+  const std::string hint = require_run_directory(dir);
   RunDirectory run;
   run.path = dir;
   const auto manifest_path = dir / kManifestFile;
   const auto metrics_path = dir / kMetricsFile;
-  const std::string hint = "is " + dir.string() + " a fabriclab run directory?";
   run.manifest_text = read_file(manifest_path, hint);
   run.manifest = parse_run_manifest(run.manifest_text, manifest_path.string());
   MetricsLines lines = parse_metrics(read_file(metrics_path, hint));

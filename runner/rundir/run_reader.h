@@ -98,6 +98,9 @@ struct RunDirectory {
 };
 
 RunDirectory read_run(const std::filesystem::path& dir);
+// run.json alone, with read_run's errors, for a caller that needs only the
+// manifest (a replay's conditions, a course's lesson verdict).
+nlohmann::json read_run_manifest(const std::filesystem::path& dir);
 
 // A JSON number read as a count (steps, ranks): an integer as it is, a
 // float truncated when it is finite and inside long's range; anything else

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "common/allreduce_algorithms.h"
 #include "common/input_error.h"
 #include "runner/workload/message_sizes.h"
 
@@ -35,7 +36,7 @@ class AllreduceWorkload : public Workload {
         {"stepfactor", ParamKind::kInteger}, {"iters", ParamKind::kInteger},
         {"warmup_iters", ParamKind::kInteger}, {"check", ParamKind::kInteger},
         {"channels", ParamKind::kInteger}, {"timeout_s", ParamKind::kInteger},
-        {"transport", ParamKind::kString}};
+        {"algorithm", ParamKind::kString}, {"transport", ParamKind::kString}};
     return keys;
   }
 
@@ -52,6 +53,10 @@ class AllreduceWorkload : public Workload {
     const int64_t channels = integer(w, "channels", 2);
     if (channels < 1 || channels > 16) throw std::invalid_argument("channels must be in 1..16");
     if (integer(w, "timeout_s", 120) < 1) throw std::invalid_argument("timeout_s must be >= 1");
+    const std::string algorithm = w.param("algorithm");
+    if (!algorithm.empty() && !is_allreduce_algorithm(algorithm))
+      throw std::invalid_argument("algorithm '" + algorithm + "' is not one of Gloo's: expected " +
+                                  allreduce_algorithm_list());
     const std::string transport = w.param("transport", "tcp");
     if (transport != "tcp" && transport != "roce")
       throw std::invalid_argument("transport must be \"tcp\" or \"roce\", not \"" + transport +
@@ -62,6 +67,7 @@ class AllreduceWorkload : public Workload {
                                         const std::string& metrics_path) const override {
     std::string sizes;
     for (int64_t s : sizes_of(w)) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
+    const std::string algorithm = w.param("algorithm");
     std::vector<std::string> command = {"bench",     "allreduce-rank",
             "--sizes",   sizes,
             "--iters",   std::to_string(integer(w, "iters", 5)),
@@ -69,7 +75,8 @@ class AllreduceWorkload : public Workload {
             "--check",   std::to_string(integer(w, "check", 1)),
             "--channels", std::to_string(integer(w, "channels", 2)),
             "--timeout", std::to_string(integer(w, "timeout_s", 120)),
-            "--metrics", metrics_path};
+            "--metrics", metrics_path,
+            "--algorithm", algorithm.empty() ? default_allreduce_algorithm() : algorithm};
     // roce: the device comes from the runner (FABRICLAB_RDMA_DEVICE).
     if (w.param("transport", "tcp") == "roce") {
       command.push_back("--transport");

@@ -11,6 +11,9 @@
 //   check                            1: count #wrong from the data; 0: don't (1)
 //   channels                         Gloo contexts per rank (the bench's --channels; 2)
 //   timeout_s                        rendezvous and one collective (120)
+//   algorithm                        Gloo's algorithm: ring (gloo::allreduce, the
+//                                    default), ring_chunked, halving_doubling,
+//                                    bcube (common/allreduce_algorithms.h)
 // Steps = the number of sizes. It trains no model: from = "lab" model values
 // are refused.
 #pragma once

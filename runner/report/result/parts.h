@@ -11,6 +11,7 @@ ResultPart counters_part();    // the last counters sample's totals
 ResultPart wire_bytes_part();  // bytes on the wire against the ring's (wire_bytes.h)
 ResultPart ranks_part();       // the straggler and the slow link (rank_times.h)
 ResultPart allreduce_part();   // an allreduce sweep's busbw (doc/allreduce_bench.md)
+ResultPart alpha_beta_part();  // the alpha-beta model fitted to it (alpha_beta_fit.h)
 ResultPart flow_probe_part();  // one iperf3 flow on the impaired link (flow_probe.h)
 ResultPart queue_part();       // a switch queue's marks, pauses and depths
 ResultPart ecn_part();         // the ranks' kernels' ECN counters

@@ -10,8 +10,8 @@ namespace fabriclab::runner::report {
 const std::vector<ResultPart>& result_parts() {
   static const std::vector<ResultPart> parts = {
       timing_part(), training_part(),  counters_part(),   wire_bytes_part(),
-      ranks_part(),  allreduce_part(), flow_probe_part(), queue_part(),
-      ecn_part(),    uplinks_part(),   neighbours_part()};
+      ranks_part(),  allreduce_part(), alpha_beta_part(), flow_probe_part(),
+      queue_part(),  ecn_part(),       uplinks_part(),    neighbours_part()};
   return parts;
 }
 

@@ -99,6 +99,34 @@ TEST(BenchAllreduce, FourRanksTableAndAWrongReductionIsCaught) {
   EXPECT_NE(run.output.find(" 262144 "), std::string::npos);  // #wrong = 4 x 65536
 }
 
+// Each of Gloo's other algorithms (--algorithm, lab 11) on 4 ranks, two
+// channels: every element of every size the sum of the ranks' inputs; and
+// with the max instead of the sum, every element wrong -- so the count is
+// made through that algorithm, not around it.
+TEST(BenchAllreduce, EveryAlgorithmSumsAndAWrongReductionIsCaughtThroughIt) {
+  SKIP_UNLESS_NETNS_PRIVILEGES();
+  for (const char* algorithm : {"ring_chunked", "halving_doubling", "bcube"}) {
+    SCOPED_TRACE(algorithm);
+    const auto run = run_command(bench_argv({"--ranks", "4", "--algorithm", algorithm, "--json"}),
+                                 {}, std::chrono::seconds(120));
+    ASSERT_TRUE(run.status.exited) << run.output;
+    ASSERT_EQ(run.status.code, 0) << run.output;
+    const nlohmann::json j = json_of(run.output);
+    ASSERT_TRUE(j.is_object()) << run.output;
+    ASSERT_EQ(j.at("results").size(), 3u);
+    for (const nlohmann::json& row : j.at("results"))
+      for (const char* place : {"out_of_place", "in_place"})
+        EXPECT_EQ(row.at(place).at("nwrong"), 0) << place << " " << row.at("size");
+  }
+  const auto wrong = run_command(
+      bench_argv({"--ranks", "4", "--algorithm", "halving_doubling", "--wrong-reduction"}), {},
+      std::chrono::seconds(120));
+  ASSERT_TRUE(wrong.status.exited) << wrong.output;
+  EXPECT_EQ(wrong.status.code, 1) << "#wrong > 0 must fail the run\n" << wrong.output;
+  EXPECT_NE(wrong.output.find("halving_doubling"), std::string::npos) << wrong.output;
+  EXPECT_NE(wrong.output.find(" 262144 "), std::string::npos) << wrong.output;  // 4 x 65536
+}
+
 // Ctrl-C while the ranks run: the bench stops them, removes its namespaces
 // and exits non-zero.
 TEST(BenchAllreduce, InterruptedRunLeavesNothing) {

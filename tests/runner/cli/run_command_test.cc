@@ -188,6 +188,47 @@ TEST_F(RunCommandTest, ReducedLab02HoldsItsDelayAndAStuckScenarioIsStalled) {
   expect_nothing_left(before, run["run_id"]);
 }
 
+// `run all` over a folder of two labs: each runs as `run NN` would, in
+// number order, and the course ends with one table naming both, how each
+// ended and its run directory; nothing is left behind.
+TEST_F(RunCommandTest, RunAllRunsEveryLabInOrderThenOneTable) {
+  write_lab(labs_, kSmallTrainer, scenario("clean", "", 60, 20));
+  const std::string second = labs_ + "/93-second";
+  std::filesystem::create_directories(second);
+  std::ofstream(second + "/lab.toml")
+      << "[lab]\nid = \"93\"\ntitle = \"second\"\nsummary = \"second\"\n[trainer]\n"
+      << kSmallTrainer << "\n[topology]\nranks = 2\n"
+      << scenario("delayed", "delay 5ms", 60, 20);
+  HostState before;
+  std::vector<std::string> argv = run_argv();
+  argv[2] = "all";
+  auto r = run_command(argv, {}, 240s);
+  EXPECT_EQ(r.status.code, 0) << r.output;
+  const size_t first = r.output.find("[lab 1 of 2] fabriclab run 92");
+  const size_t then = r.output.find("[lab 2 of 2] fabriclab run 93");
+  ASSERT_NE(first, std::string::npos) << r.output;
+  ASSERT_NE(then, std::string::npos) << r.output;
+  EXPECT_LT(first, then);
+  const size_t table = r.output.find("== The course on this machine ==");
+  ASSERT_NE(table, std::string::npos) << r.output;
+  EXPECT_GT(table, then);
+  const std::string summary = r.output.substr(table);
+  EXPECT_NE(summary.find("92   test"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("93   second"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("2 labs in"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("FAILED"), std::string::npos) << summary;
+  int run_dirs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(output_)) {
+    EXPECT_TRUE(std::filesystem::exists(entry.path() / "run.json")) << entry.path();
+    EXPECT_NE(summary.find(entry.path().string()), std::string::npos)
+        << entry.path() << " is not in the table:\n" << summary;
+    ++run_dirs;
+  }
+  EXPECT_EQ(run_dirs, 2);
+  EXPECT_EQ(testing::run_netns_entries("fl-"), before.netns);
+  EXPECT_EQ(testing::host_links(), before.links);
+}
+
 TEST_F(RunCommandTest, BadLabFileIsAFileLineErrorAndCreatesNothing) {
   const std::string folder = write_lab(labs_, kSmallTrainer, scenario("clean", "", 60, 20));
   // A scenario whose impairment is not netem's words.

@@ -145,8 +145,14 @@ TEST_F(GradeCliTest, InitBeforeTheFirstRunWritesTheLabsOwnAnswersFile) {
   EXPECT_EQ(r.status.code, 0) << r.output;
   EXPECT_NE(r.output.find("Answers " + dir_.path() + "/runs/02-answers.toml"), std::string::npos)
       << r.output;
-  // --init with a recording still writes beside it, and grade then reads that.
-  EXPECT_EQ(grade({"--init"}).status.code, 0);
+  // --init with a recording still writes beside it, and grade then reads
+  // that; it says the file from before the run is now second.
+  const auto after = grade({"--init"});
+  EXPECT_EQ(after.status.code, 0) << after.output;
+  EXPECT_NE(after.output.find("note: " + dir_.path() + "/runs/02-answers.toml (written before the "
+                              "run) is still there"),
+            std::string::npos)
+      << after.output;
   EXPECT_TRUE(std::filesystem::exists(recording_ + "/answers.toml"));
   const auto beside = grade({});
   EXPECT_NE(beside.output.find("Answers " + recording_ + "/answers.toml"), std::string::npos)

@@ -73,6 +73,12 @@ const std::vector<LabCase>& lab_cases() {
        {"ecmp-a", "same-tor"},
        {"ecmp-b", "ecmp-c"},
        {"ecmp-c", "ecmp-b"}}}},
+    // ring-5ms holds hd-1ms's sweep (halving-doubling at 1 ms): its alpha
+    // (10.7 -> 1.63 ms) and crossover (1.7 MiB -> 111 KiB) move, and with
+    // them the 5 ms / 1 ms ratio (3.88 -> 0.25); its round trips now cost
+    // less than hd-5ms's (pick-small: ring), and its 16 MiB busbw 0.00926
+    // against hd-5ms's 0.0148 (pick-large: halving_doubling, not either).
+    {"11", {{{"ring-5ms", "hd-1ms"}, {"hd-1ms", "ring-5ms"}}}},
 };
   return cases;
 }

@@ -26,6 +26,25 @@ TEST(HostRoster, ParsesAndFindsItself) {
   EXPECT_THROW(parse_host_list("10.0.0.1,10.0.0.1"), InputError);
 }
 
+// Without --iface, the lab interface is the one holding this host's own
+// address in the list: here loopback's 127.0.0.1, which every machine has.
+TEST(HostRoster, TheDefaultLabInterfaceHoldsThisHostsAddress) {
+  const std::vector<std::string> hosts = {"127.0.0.1", "192.0.2.7"};  // 192.0.2/24: TEST-NET-1
+  EXPECT_EQ(interface_with_address("127.0.0.1"), "lo");
+  EXPECT_EQ(default_lab_interface(hosts, 0), "lo");
+  EXPECT_EQ(default_lab_interface(hosts, -1), "lo");  // found by address
+  EXPECT_EQ(interface_with_address("192.0.2.7"), "");
+  try {
+    default_lab_interface(hosts, 1);
+    ADD_FAILURE() << "no interface holds 192.0.2.7";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no interface of this machine holds 192.0.2.7"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(default_lab_interface(hosts, 2), InputError);
+}
+
 TEST(HostNetwork, LocalRanksAreThisHostsSlice) {
   HostNetwork net(three_hosts(1, 2), "eth1");
   EXPECT_EQ(net.world_size(), 6);

@@ -82,7 +82,7 @@ TEST_F(LabDefinitionTest, PluginNamesAreCheckedAgainstTheirRegistries) {
                 .find("fabric 'pair' holds 2 ranks, not 3"),
             std::string::npos);
   EXPECT_NE(error(std::string("[report]\ncharts = [\"step_times\", \"pie\"]\n") + kScenario)
-                .find("lab.toml:5: key 'charts': expected chart names (loss_vs_time, step_times, timeline, busbw, link_bytes, sweep, queue_depth)"),
+                .find("lab.toml:5: key 'charts': expected chart names (loss_vs_time, step_times, timeline, busbw, link_bytes, sweep, queue_depth, alpha_beta_fit)"),
             std::string::npos);
   EXPECT_NE(error(std::string(kScenario) + "impair = \"delay soon\"\n")
                 .find("lab.toml:6: key 'impair': not a valid netem spec"),
@@ -272,7 +272,7 @@ TEST_F(LabDefinitionTest, TablesAreCheckedAgainstTheirRegistry) {
   EXPECT_EQ(lab.tables, (std::vector<std::string>{"wire_bytes", "scale_up"}));
   EXPECT_TRUE(load_lab(write(kScenario)).tables.empty());
   EXPECT_NE(error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario)
-                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up, per_rank, cost, sweep, queue, uplinks)"),
+                .find("lab.toml:5: key 'tables': expected table names (wire_bytes, scale_up, per_rank, cost, sweep, queue, uplinks, alpha_beta)"),
             std::string::npos)
       << error(std::string("[report]\ntables = [\"bytes\"]\n") + kScenario);
 }

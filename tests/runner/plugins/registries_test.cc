@@ -2,6 +2,8 @@
 // and per-link settings, each looked up by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "runner/link/link_setting.h"
 #include "runner/report/chart_kind.h"
 #include "runner/topology/fabric.h"
@@ -37,8 +39,15 @@ TEST(WorkloadRegistry, AllreduceRunsTheBenchRankWithItsSweepAsSteps) {
             (std::vector<std::string>{"bench", "allreduce-rank", "--sizes",
                                       "1048576,2097152,4194304", "--iters", "3", "--warmup", "1",
                                       "--check", "1", "--channels", "2", "--timeout", "120",
-                                      "--metrics", "/tmp/m.jsonl"}));
+                                      "--metrics", "/tmp/m.jsonl", "--algorithm", "ring"}));
   EXPECT_EQ(allreduce.planned_steps(w), 3) << "one step per message size";
+  // The lab's algorithm reaches the rank; an unknown one is refused.
+  w.params["algorithm"] = "halving_doubling";
+  EXPECT_EQ(allreduce.rank_command(w, "/tmp/m.jsonl").back(), "halving_doubling");
+  EXPECT_NO_THROW(allreduce.check(w));
+  w.params["algorithm"] = "tree";
+  EXPECT_THROW(allreduce.check(w), std::invalid_argument) << "not one of Gloo's";
+  w.params.erase("algorithm");
   EXPECT_NO_THROW(allreduce.check(w));
   EXPECT_THROW(allreduce.model_params(w), std::exception) << "it trains no model";
   w.params["stepfactor"] = "1";
@@ -59,7 +68,8 @@ TEST(WorkloadRegistry, AllreduceOverRoceAsksTheRankForIbverbs) {
   EXPECT_EQ(std::vector<std::string>(argv.end() - 2, argv.end()),
             (std::vector<std::string>{"--transport", "roce"}));
   w.params["transport"] = "tcp";
-  EXPECT_EQ(allreduce.rank_command(w, "/tmp/m.jsonl").back(), "/tmp/m.jsonl")
+  const std::vector<std::string> tcp = allreduce.rank_command(w, "/tmp/m.jsonl");
+  EXPECT_EQ(std::find(tcp.begin(), tcp.end(), "--transport"), tcp.end())
       << "tcp: the rank's default, the command as before";
   w.params["transport"] = "infiniband";
   EXPECT_THROW(allreduce.check(w), std::invalid_argument);

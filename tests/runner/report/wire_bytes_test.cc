@@ -136,7 +136,8 @@ TEST(TableKinds, AreFoundByName) {
   EXPECT_NE(find_table("scale_up"), nullptr);
   EXPECT_EQ(find_table("bytes"), nullptr);
   EXPECT_EQ(table_names(),
-            (std::vector<std::string>{"wire_bytes", "scale_up", "per_rank", "cost", "sweep", "queue", "uplinks"}));
+            (std::vector<std::string>{"wire_bytes", "scale_up", "per_rank", "cost", "sweep", "queue", "uplinks",
+                                      "alpha_beta"}));
 }
 
 }  // namespace
