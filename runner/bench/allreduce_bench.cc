@@ -43,6 +43,13 @@ void validate(const AllreduceBenchOptions& o) {
   if (o.step_factor < 2) throw InputError("-f/--stepfactor must be >= 2");
   if (o.iters < 1) throw InputError("-n/--iters must be >= 1");
   if (o.warmup < 0) throw InputError("-w/--warmup_iters must be >= 0");
+  if (o.transport == "roce")
+    throw InputError(
+        "--transport roce: the bench's ranks run in network namespaces, and SoftRoCE (rxe) cannot "
+        "send from an interface in one on Linux 6.1 (doc/roce.md, section 2). Run the allreduce "
+        "over RoCE in host mode: a lab whose [workload] has transport = \"roce\", with `fabriclab "
+        "run LAB --hosts A,B --iface IF` on each host");
+  if (o.transport != "tcp") throw InputError("--transport must be tcp or roce");
   if (o.ranks < 2 || o.ranks > 16) throw InputError("--ranks must be in 2..16");
   if (o.channels < 1 || o.channels > 16) throw InputError("--channels must be in 1..16");
   if (!is_allreduce_algorithm(o.algorithm))

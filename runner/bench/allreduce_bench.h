@@ -49,6 +49,10 @@ struct AllreduceBenchOptions {
   std::string backend = "auto";              // netem | userspace | auto
   bool segmentation_offload = true;
   int iperf_seconds = 3;
+  // "roce" is refused: the bench's ranks live in network namespaces, and
+  // rxe cannot send from one on Debian's 6.1 (doc/roce.md); a lab in host
+  // mode runs the allreduce over RoCE (workload transport = "roce").
+  std::string transport = "tcp";
   bool json = false;
   bool wrong_reduction = false;  // the ranks reduce with max instead of sum (tests)
   int timeout_s = 600;

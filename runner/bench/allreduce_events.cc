@@ -13,7 +13,8 @@ nlohmann::json allreduce_start_fields(const AllreduceRankOptions& o, int world_s
           {"warmup_iters", o.warmup},
           {"check", o.check ? 1 : 0},
           {"channels", o.channels},
-          {"algorithm", o.algorithm}};
+          {"algorithm", o.algorithm},
+          {"transport", o.transport}};
 }
 
 nlohmann::json allreduce_step_fields(int64_t step, const SizeResult& r, int world_size) {

@@ -1,13 +1,18 @@
 #include "runner/bench/allreduce_rank.h"
 
+#include <gloo/allreduce_ring.h>
 #include <gloo/barrier.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/ibverbs/device.h>
 #include <gloo/transport/tcp/device.h>
 #include <spdlog/spdlog.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
+#include <cstring>
 #include <exception>
+#include <map>
+#include <tuple>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -19,6 +24,7 @@
 #include "runner/bench/allreduce_algorithm.h"
 #include "runner/bench/allreduce_check.h"
 #include "runner/bench/allreduce_events.h"
+#include "runner/rdma/roce_gid.h"
 #include "trainer/metrics_writer.h"
 #include "trainer/process_group.h"
 #include "trainer/wire_bytes.h"
@@ -28,37 +34,98 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The Gloo contexts of one rank, one per channel, each on its own device.
+// The Gloo contexts of one rank, one per channel, each on its own device:
+// TCP, or ibverbs on the RDMA device (roce).
 class Channels {
  public:
-  Channels(const trainer::Rendezvous& rv, int count) {
+  Channels(const trainer::Rendezvous& rv, const AllreduceRankOptions& o)
+      : roce_(o.transport == "roce") {
     store_ = std::make_unique<c10d::ProcessGroupGloo::GlooStore>(trainer::connect_store(rv));
-    for (int c = 0; c < count; ++c) {
-      gloo::transport::tcp::attr attr;
-      if (!rv.iface.empty())
-        attr.iface = rv.iface;
-      else
-        attr.hostname = rv.bind_addr.empty() ? "127.0.0.1" : rv.bind_addr;
-      auto device = gloo::transport::tcp::CreateDevice(attr);
+    for (int c = 0; c < o.channels; ++c) {
+      std::shared_ptr<gloo::transport::Device> device =
+          roce_ ? ibverbs_device(rv, o) : tcp_device(rv);
       gloo::rendezvous::PrefixStore prefix("channel" + std::to_string(c), *store_);
       auto context = std::make_shared<gloo::rendezvous::Context>(rv.rank, rv.world_size);
       context->setTimeout(rv.timeout);
       context->connectFullMesh(prefix, device);
       contexts_.push_back(std::move(context));
     }
+    if (roce_)
+      barrier_ring_ = std::make_unique<gloo::AllreduceRing<float>>(
+          contexts_.front(), std::vector<float*>{&barrier_value_}, 1);
   }
 
+  // Gloo's ibverbs Buffer aborts the process when destroyed with a send
+  // still awaiting its completion, and AllreduceRing never waits for its
+  // last notification's: destroyed between sizes or at the end, a ring
+  // killed the rank in the VM pair (SIGABRT, "sendPending_ == 0. 1 vs 0").
+  // So over RoCE every ring lives until the process exits, and the kernel
+  // closes its queue pairs then.
+  ~Channels() {
+    if (!roce_) return;
+    for (auto& [key, ring] : rings_) static_cast<void>(ring.release());
+    static_cast<void>(barrier_ring_.release());
+  }
+  Channels(const Channels&) = delete;
+  Channels& operator=(const Channels&) = delete;
+
   size_t size() const { return contexts_.size(); }
+  bool roce() const { return roce_; }
   const std::shared_ptr<gloo::Context>& operator[](size_t i) const { return contexts_[i]; }
 
+  // Over RoCE: Gloo's ring over bound buffers for `count` floats at `data`
+  // on channel `c`, made once per buffer (it registers its own buffers, 3x
+  // the size, with the device) and kept (see the destructor).
+  gloo::AllreduceRing<float>* ring(size_t c, float* data, size_t count, bool max_reduction) {
+    auto& slot = rings_[std::make_tuple(c, data, count)];
+    if (!slot)
+      slot = std::make_unique<gloo::AllreduceRing<float>>(
+          contexts_[c], std::vector<float*>{data}, static_cast<int>(count),
+          max_reduction ? gloo::ReductionFunction<float>::max
+                        : gloo::ReductionFunction<float>::sum);
+    return slot.get();
+  }
+
   void barrier() const {
+    if (roce_) {
+      // gloo::barrier uses unbound buffers, which ibverbs pairs refuse
+      // ("Unbound buffers not supported yet for ibverbs transport"): a
+      // one-float ring allreduce, made once, returns when every rank ran it.
+      barrier_ring_->run();
+      return;
+    }
     gloo::BarrierOptions options(contexts_.front());
     gloo::barrier(options);
   }
 
  private:
+  static std::shared_ptr<gloo::transport::Device> tcp_device(const trainer::Rendezvous& rv) {
+    gloo::transport::tcp::attr attr;
+    if (!rv.iface.empty())
+      attr.iface = rv.iface;
+    else
+      attr.hostname = rv.bind_addr.empty() ? "127.0.0.1" : rv.bind_addr;
+    return gloo::transport::tcp::CreateDevice(attr);
+  }
+
+  // The GID of the lab address: RoCE v2 packets then leave from it.
+  static std::shared_ptr<gloo::transport::Device> ibverbs_device(const trainer::Rendezvous& rv,
+                                                                 const AllreduceRankOptions& o) {
+    gloo::transport::ibverbs::attr attr;
+    attr.name = o.rdma_device;
+    attr.port = 1;
+    attr.index = rdma::roce_gid_index(o.rdma_device, rv.bind_addr);
+    spdlog::info("rank {}: Gloo ibverbs on {} port 1, GID index {} ({})", rv.rank, attr.name,
+                 attr.index, rv.bind_addr);
+    return gloo::transport::ibverbs::CreateDevice(attr);
+  }
+
+  bool roce_ = false;
   std::unique_ptr<c10d::ProcessGroupGloo::GlooStore> store_;
   std::vector<std::shared_ptr<gloo::Context>> contexts_;
+  std::map<std::tuple<size_t, float*, size_t>, std::unique_ptr<gloo::AllreduceRing<float>>> rings_;
+  float barrier_value_ = 0;
+  std::unique_ptr<gloo::AllreduceRing<float>> barrier_ring_;
 };
 
 // One allreduce of `count` floats into `out`, with the options' algorithm:
@@ -67,11 +134,20 @@ class Channels {
 // place.
 class SlicedAllreduce {
  public:
-  SlicedAllreduce(const Channels& channels, const AllreduceRankOptions& o, float* out,
-                  size_t count) {
+  SlicedAllreduce(Channels& channels, const AllreduceRankOptions& o, float* out, size_t count)
+      : out_(out) {
     for (size_t c = 0; c < channels.size(); ++c) {
       const size_t begin = count * c / channels.size(), end = count * (c + 1) / channels.size();
       begins_.push_back(begin);
+      ends_.push_back(end);
+      // Over RoCE, whatever `algorithm` says: Gloo's ring on bound buffers,
+      // the one measured on rxe (gloo::allreduce needs unbound buffers,
+      // which ibverbs pairs do not have; doc/roce.md, section 7).
+      if (channels.roce()) {
+        rings_.push_back(end > begin ? channels.ring(c, out + begin, end - begin, o.wrong_reduction)
+                                     : nullptr);
+        continue;
+      }
       slices_.push_back(std::make_unique<ChannelAllreduce>(
           o.algorithm, channels[c], out + begin, end - begin, o.wrong_reduction,
           static_cast<size_t>(o.segment_bytes)));
@@ -79,13 +155,20 @@ class SlicedAllreduce {
   }
 
   void run(const float* in) {
-    auto slice = [&](size_t c) { slices_[c]->run(in == nullptr ? nullptr : in + begins_[c]); };
-    if (slices_.size() == 1) return slice(0);
+    auto slice = [&](size_t c) {
+      if (rings_.empty()) return slices_[c]->run(in == nullptr ? nullptr : in + begins_[c]);
+      if (rings_[c] == nullptr) return;
+      if (in != nullptr)
+        std::memcpy(out_ + begins_[c], in + begins_[c], (ends_[c] - begins_[c]) * sizeof(float));
+      rings_[c]->run();
+    };
+    const size_t slices = rings_.empty() ? slices_.size() : rings_.size();
+    if (slices == 1) return slice(0);
     // A lost peer fails every channel's allreduce: each failure is caught where
     // it happens and the first rethrown here, after every channel has ended --
     // escaping a thread it would abort the rank (std::terminate) instead of
     // letting it say which collective failed.
-    std::vector<std::exception_ptr> failed(slices_.size());
+    std::vector<std::exception_ptr> failed(slices);
     auto run_one = [&](size_t c) {
       try {
         slice(c);
@@ -94,7 +177,7 @@ class SlicedAllreduce {
       }
     };
     std::vector<std::thread> others;
-    for (size_t c = 1; c < slices_.size(); ++c) others.emplace_back(run_one, c);
+    for (size_t c = 1; c < slices; ++c) others.emplace_back(run_one, c);
     run_one(0);
     for (std::thread& t : others) t.join();
     for (const std::exception_ptr& e : failed)
@@ -102,11 +185,14 @@ class SlicedAllreduce {
   }
 
  private:
-  std::vector<size_t> begins_;
-  std::vector<std::unique_ptr<ChannelAllreduce>> slices_;
+  float* out_;
+  std::vector<size_t> begins_, ends_;
+  std::vector<std::unique_ptr<ChannelAllreduce>> slices_;  // tcp
+  std::vector<gloo::AllreduceRing<float>*> rings_;         // roce: the channels' own
+
 };
 
-PlaceResult measure(const Channels& channels, const AllreduceRankOptions& o, int rank,
+PlaceResult measure(Channels& channels, const AllreduceRankOptions& o, int rank,
                     int world_size, std::vector<float>& in, std::vector<float>& out,
                     bool in_place) {
   const size_t count = out.size();
@@ -143,9 +229,10 @@ double ms_since(Clock::time_point start) {
 
 void run_sizes(const trainer::Rendezvous& rv, const AllreduceRankOptions& o,
                std::ofstream& results, trainer::MetricsWriter& metrics, int64_t& step) {
-  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s), algorithm {}", rv.rank,
-               rv.master_addr, rv.master_port, o.channels, o.algorithm);
-  Channels channels(rv, o.channels);
+  spdlog::info("rank {}: rendezvous at {}:{}, {} channel(s) over {}, algorithm {}", rv.rank,
+               rv.master_addr, rv.master_port, o.channels, o.transport,
+               o.transport == "roce" ? "ring (bound buffers)" : o.algorithm);
+  Channels channels(rv, o);
   trainer::WireBytes wire(trainer::lab_interface(rv.iface, rv.bind_addr));
   nlohmann::json start = allreduce_start_fields(o, rv.world_size);
   if (!wire.device().empty()) start["net_device"] = wire.device();
@@ -195,6 +282,12 @@ void run_allreduce_rank(const trainer::Rendezvous& rv, const AllreduceRankOption
     throw InputError("--iters must be >= 1, --warmup >= 0, --channels >= 1");
   if (!is_allreduce_algorithm(o.algorithm))
     throw InputError("--algorithm " + o.algorithm + ": expected " + allreduce_algorithm_list());
+  if (o.transport != "tcp" && o.transport != "roce")
+    throw InputError("--transport " + o.transport + ": expected tcp or roce");
+  if (o.transport == "roce" && (o.rdma_device.empty() || rv.bind_addr.empty()))
+    throw InputError(
+        "--transport roce needs the RDMA device (--rdma-device or FABRICLAB_RDMA_DEVICE) and the "
+        "lab address (--bind-addr or FABRICLAB_BIND_ADDR)");
   if (o.results_path.empty() && o.metrics_path.empty())
     throw InputError("give --results or --metrics (or both)");
   trainer::ignore_broken_pipes();

@@ -20,6 +20,14 @@
 // checked). The benchmark averages the times over ranks and sums #wrong
 // (allreduce_table.h).
 //
+// `transport` "roce" runs the same loop over Gloo's ibverbs transport on the
+// RDMA device `rdma_device` (host mode: the rxe device the runner creates on
+// the lab interface, FABRICLAB_RDMA_DEVICE), its GID the lab address's
+// (runner/rdma/roce_gid.h). Gloo's ibverbs pairs have no unbound buffers, so
+// there each allreduce is Gloo's ring over bound buffers (AllreduceRing,
+// in-place; out-of-place copies the input first), and --segment-bytes does
+// not apply.
+//
 // `wrong_reduction` makes the reduction take the maximum instead of the sum:
 // the test that shows #wrong is counted from real data.
 //
@@ -51,6 +59,8 @@ struct AllreduceRankOptions {
   // Which of Gloo's allreduce algorithms (common/allreduce_algorithms.h);
   // "ring" is gloo::allreduce, what the rank ran before it had the choice.
   std::string algorithm = "ring";
+  std::string transport = "tcp";  // "tcp" | "roce" (Gloo's ibverbs transport)
+  std::string rdma_device;        // roce: the RDMA device, e.g. fabriclab_eth0
   std::string results_path;  // "" = no JSON lines of results
   // "" = none; else the `allreduce` workload's metrics events
   // (allreduce_events.h): what a lab scenario's ranks write.

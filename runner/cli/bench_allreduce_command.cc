@@ -31,6 +31,10 @@ void add_rank_command(CLI::App& bench) {
   cmd->add_flag("--wrong-reduction", o->wrong_reduction);
   cmd->add_option("--algorithm", o->algorithm);
   cmd->add_option("--segment-bytes", o->segment_bytes);
+  cmd->add_option("--transport", o->transport, "tcp, or roce: Gloo's ibverbs transport")
+      ->check(CLI::IsMember({"tcp", "roce"}));
+  cmd->add_option("--rdma-device", o->rdma_device, "roce: the RDMA device (host mode's rxe)")
+      ->envname("FABRICLAB_RDMA_DEVICE");
   cmd->add_option("--results", o->results_path, "JSON Lines, one per size");
   cmd->add_option("--metrics", o->metrics_path,
                   "Workload events (doc/metrics.md), what a lab's allreduce ranks write");
@@ -99,6 +103,11 @@ void add_bench_allreduce_command(CLI::App& app) {
                 "segmentation_offload = false");
   cmd->add_option("--iperf-seconds", o->iperf_seconds, "Length of the iperf3 line-rate run")
       ->check(CLI::Range(1, 60))
+      ->capture_default_str();
+  cmd->add_option("--transport", o->transport,
+                  "tcp: Gloo's TCP transport; roce: its ibverbs transport (host mode only, "
+                  "doc/roce.md: refused here)")
+      ->check(CLI::IsMember({"tcp", "roce"}))
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "JSON instead of the table (nccl-tests' -J keys)");
   cmd->add_flag("--wrong-reduction", o->wrong_reduction,

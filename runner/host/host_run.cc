@@ -27,6 +27,7 @@
 #include "runner/ledger/run_id.h"
 #include "runner/link/link_setting.h"
 #include "runner/process/stop_signals.h"
+#include "runner/rdma/rxe_device.h"
 #include "runner/scenario/run_recorder.h"
 #include "runner/scenario/measured_limits.h"
 #include "runner/scenario/scenario_runner.h"
@@ -89,6 +90,13 @@ ScenarioOutcome skipped_in_host_mode(const std::string& why) {
   return outcome;
 }
 
+// Whether any scenario's workload runs over RoCE (allreduce transport = "roce").
+bool needs_roce(const std::vector<const ScenarioDefinition*>& scenarios) {
+  for (const auto* s : scenarios)
+    if (s->workload.param("transport") == "roce") return true;
+  return false;
+}
+
 std::string names_of(const std::vector<const ScenarioDefinition*>& scenarios) {
   std::string names;
   for (const auto* s : scenarios) names += (names.empty() ? "" : ",") + s->name;
@@ -146,6 +154,16 @@ class HostLabRun {
       guardian.emplace(options_.iface);
     const NetworkSettings settings = show_own_network_settings(console);
     record_manifest(recorder, run, backend.get(), backend_why, settings);
+    // The RoCE workload's device on --iface, for the whole run: in the
+    // ledger before it exists, removed on every exit (rxe_device.h).
+    std::optional<rdma::RxeDevice> rxe;
+    if (needs_roce(scenarios_)) {
+      rxe.emplace(options_.iface, &ledger);
+      rdma_device_ = rxe->name();
+      console.print(fmt::format("RoCE: RDMA device {} on {}{}\n", rxe->name(), options_.iface,
+                                rxe->created() ? "" : " (the interface's own, used as it is)"));
+      recorder.manifest()["rdma_device"] = rxe->name();
+    }
     // The lead writes the recording: its predictions are the run's.
     if (roster_.is_lead())
       recorder.record_predictions(options_.lab.predictions, options_.lab.answers_path);
@@ -234,6 +252,8 @@ class HostLabRun {
     context.console = &console;
     context.run_dir = recorder.dir();
     context.external_failure = [this] { return watch_->problem(); };
+    context.rdma_device = rdma_device_;
+    context.rdma_host = roster_.self();
     // The lead's seed, the same on every host: `seed:` links pick alike.
     if (run["seed"].is_number_unsigned()) context.seed = run["seed"].get<uint64_t>();
     // --capture: this host's --iface, only what it exchanges with the lab hosts.
@@ -497,6 +517,7 @@ class HostLabRun {
   const HostNetwork network_;
   std::unique_ptr<ControlStore> store_;
   std::unique_ptr<PeerWatch> watch_;
+  std::string rdma_device_;   // the RoCE workload's device; "" = none
   std::string run_problem_;   // a lost host or lead: the run ends after this scenario
   std::set<int> lost_hosts_;  // the lead's: hosts whose outcome did not come, or silent at the end
   MeasuredTimes measured_;    // completed scenarios' times, for relative limits

@@ -140,6 +140,14 @@ int run_on_lab_network(const LabDefinition& lab,
 
 int run_lab(const LabDefinition& lab, const LabRunOptions& options) {
   const auto scenarios = select_scenarios(lab, options.scenarios);
+  // SoftRoCE cannot send from an interface in a network namespace on
+  // Debian's 6.1 (doc/roce.md, section 2): a RoCE workload is host mode's.
+  for (const ScenarioDefinition* s : scenarios)
+    if (s->workload.param("transport") == "roce")
+      throw InputError(lab.path + ": scenario " + s->name +
+                       ": its workload has transport = \"roce\", which runs in host mode only "
+                       "(rxe cannot send from a lab namespace; doc/roce.md): run it with --hosts "
+                       "A,B --iface IF on each host, or use transport = \"tcp\"");
   refuse_what_this_host_cannot_run(lab, scenarios);
 
   StopSignals::install();

@@ -17,6 +17,7 @@
 #include "runner/report/render_report.h"
 #include "runner/report/run_directory.h"
 #include "runner/report/scenario_summary.h"
+#include "runner/scenario/rdma_summary.h"
 
 namespace fabriclab::runner {
 namespace {
@@ -130,8 +131,21 @@ bool RunRecorder::end_scenario(const ScenarioDefinition& s, const ScenarioOutcom
     manifest["scenarios"].back()["capture"] = outcome.capture;
     if (outcome.capture.contains("file")) manifest["captures"].push_back(outcome.capture["file"]);
   }
+  record_rdma(s, outcome);
   return outcome.status != rundir::ScenarioStatus::kFailed &&
          outcome.status != rundir::ScenarioStatus::kInterrupted;
+}
+
+// A RoCE scenario's counters, summed over its hosts, with what it resent
+// against its baseline's (rdma_summary.h); nothing for any other scenario.
+void RunRecorder::record_rdma(const ScenarioDefinition& s, const ScenarioOutcome& outcome) {
+  nlohmann::json& scenarios = writer_.manifest()["scenarios"];
+  nlohmann::json baseline;
+  for (const nlohmann::json& earlier : scenarios)
+    if (!s.baseline.empty() && s.baseline != s.name && earlier.value("name", "") == s.baseline)
+      baseline = earlier.value("rdma", nlohmann::json());
+  nlohmann::json summary = rdma_summary(outcome.events, baseline);
+  if (!summary.is_null()) scenarios.back()["rdma"] = std::move(summary);
 }
 
 void RunRecorder::throw_if_cast_failed() const {

@@ -78,6 +78,8 @@ class RunRecorder {
   // The lesson's checks on the results just written, into the manifest;
   // returns the lines to print ("" for a lab without a lesson).
   std::string judge_the_lesson();
+  // run.json's `rdma` of a RoCE scenario (rdma_summary.h).
+  void record_rdma(const ScenarioDefinition& s, const ScenarioOutcome& outcome);
   // The cast stopped early (a full disk): the run stops too.
   void throw_if_cast_failed() const;
 

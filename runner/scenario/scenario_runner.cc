@@ -30,6 +30,7 @@
 #include "runner/scenario/neighbour_flow.h"
 #include "runner/scenario/rank_state.h"
 #include "runner/scenario/watchdog.h"
+#include "runner/rdma/rxe_counters.h"
 #include "runner/topology/lab_network.h"
 #include "runner/workload/workload.h"
 
@@ -89,6 +90,7 @@ class ScenarioRun {
       fault_point("impairment_applied");
       start_capture();
       baseline_ = read_counter_sample(network_, drops_of(settings_), sample_of(settings_));
+      if (!c_.rdma_device.empty()) rdma_before_ = rdma::read_rdma_counters(c_.rdma_device);
       launch_ranks();
       fault_point("ranks_launched");
       start_neighbours();
@@ -109,6 +111,7 @@ class ScenarioRun {
     stop_neighbours();
     collect_events();  // what the ranks wrote before they stopped
     sample_counters();
+    record_rdma_counters();
     probe_flow();
     stop_capture();
     remove_link_settings();
@@ -299,6 +302,7 @@ class ScenarioRun {
       spec.env = torchrun_environment(job.master_addr, c_.master_port, r, world,
                                       local.local_rank, local.local_world_size);
       spec.env["FABRICLAB_BIND_ADDR"] = local.bind_addr;
+      if (!c_.rdma_device.empty()) spec.env["FABRICLAB_RDMA_DEVICE"] = c_.rdma_device;
       spec.netns_fd = local.netns_fd;
       spec.netns_label = local.netns_label;
       spec.stdout_stream = Redirect::file(state.log_path);
@@ -431,6 +435,17 @@ class ScenarioRun {
     add_event("counters", counters_event_fields(last_));
   }
 
+  // The RDMA device's counters over the scenario (its ranks' whole span):
+  // one event per host, which the recording sums (rdma_summary.h).
+  void record_rdma_counters() {
+    if (c_.rdma_device.empty()) return;
+    const rdma::RdmaCounters since =
+        rdma::rdma_counters_since(rdma::read_rdma_counters(c_.rdma_device), rdma_before_);
+    add_event("rdma_counters", {{"host", c_.rdma_host},
+                                {"device", c_.rdma_device},
+                                {"counters", since}});
+  }
+
   int64_t steps_done() const { return runner::steps_done(states_); }
 
   // From the ranks' start events; before any rank starts (it may never,
@@ -463,6 +478,7 @@ class ScenarioRun {
   std::unique_ptr<NeighbourFlows> neighbours_;
   std::vector<RankState> states_;
   CounterSample baseline_;  // when the ranks were launched
+  rdma::RdmaCounters rdma_before_;  // the RDMA device's, at the same moment
   CounterSample last_;      // since baseline_
   ScenarioOutcome outcome_;
   std::unique_ptr<LinkCapture> capture_;

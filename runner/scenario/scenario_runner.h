@@ -61,6 +61,13 @@ struct ScenarioContext {
   // `fabriclab run --capture`: a pcap of the lab link per scenario
   // (runner/capture/scenario_capture.h says which device).
   CaptureOptions capture = {};
+  // Host mode with a RoCE workload: the RDMA device on the lab interface
+  // (runner/rdma/rxe_device.h). Ranks get it as FABRICLAB_RDMA_DEVICE, and
+  // the scenario records the device's counters over its span in one
+  // `rdma_counters` event (doc/metrics.md), naming this host `rdma_host`.
+  // "" = none.
+  std::string rdma_device{};
+  std::string rdma_host{};
 };
 
 struct ScenarioOutcome {

@@ -36,7 +36,7 @@ class AllreduceWorkload : public Workload {
         {"stepfactor", ParamKind::kInteger}, {"iters", ParamKind::kInteger},
         {"warmup_iters", ParamKind::kInteger}, {"check", ParamKind::kInteger},
         {"channels", ParamKind::kInteger}, {"timeout_s", ParamKind::kInteger},
-        {"algorithm", ParamKind::kString}};
+        {"algorithm", ParamKind::kString}, {"transport", ParamKind::kString}};
     return keys;
   }
 
@@ -57,6 +57,10 @@ class AllreduceWorkload : public Workload {
     if (!algorithm.empty() && !is_allreduce_algorithm(algorithm))
       throw std::invalid_argument("algorithm '" + algorithm + "' is not one of Gloo's: expected " +
                                   allreduce_algorithm_list());
+    const std::string transport = w.param("transport", "tcp");
+    if (transport != "tcp" && transport != "roce")
+      throw std::invalid_argument("transport must be \"tcp\" or \"roce\", not \"" + transport +
+                                  "\"");
   }
 
   std::vector<std::string> rank_command(const WorkloadDefinition& w,
@@ -64,7 +68,7 @@ class AllreduceWorkload : public Workload {
     std::string sizes;
     for (int64_t s : sizes_of(w)) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
     const std::string algorithm = w.param("algorithm");
-    return {"bench",     "allreduce-rank",
+    std::vector<std::string> command = {"bench",     "allreduce-rank",
             "--sizes",   sizes,
             "--iters",   std::to_string(integer(w, "iters", 5)),
             "--warmup",  std::to_string(integer(w, "warmup_iters", 1)),
@@ -73,6 +77,12 @@ class AllreduceWorkload : public Workload {
             "--timeout", std::to_string(integer(w, "timeout_s", 120)),
             "--metrics", metrics_path,
             "--algorithm", algorithm.empty() ? default_allreduce_algorithm() : algorithm};
+    // roce: the device comes from the runner (FABRICLAB_RDMA_DEVICE).
+    if (w.param("transport", "tcp") == "roce") {
+      command.push_back("--transport");
+      command.push_back("roce");
+    }
+    return command;
   }
 
   int64_t planned_steps(const WorkloadDefinition& w) const override {

@@ -8,7 +8,10 @@
 #      device (rdma_rxe loads on demand), RC transfers with checked data,
 #      retransmission in the counters under loss 1% (roce-transfer.sh); after
 #      it: the device gone, no ledger, no fabriclab process
-#   4. SIGKILL: (VM 0) of the runner alone, the guardian removes the device;
+#   4. roce-allreduce.sh: the allreduce workload over RoCE (Gloo's ibverbs
+#      transport) in host mode, clean and under loss 1%: #wrong 0, and the
+#      recording's rxe counters show retransmission; the device gone after
+#   5. SIGKILL: (VM 0) of the runner alone, the guardian removes the device;
 #      (VM 1) of the runner and its guardian, `fabriclab cleanup` does, from
 #      the ledger. Split so that the VMs take about as long (TCG: each
 #      fabriclab start costs seconds).
@@ -51,6 +54,9 @@ device_gone && ok "fabriclab_eth0 gone after the run" || fail "fabriclab_eth0 st
 [ "$(ledgers)" = 0 ] && ok "no ledger left" || fail "ledger left: $(ls /run/fabriclab/runs/)"
 i=0; while pgrep -x fabriclab > /dev/null && [ "$i" -lt 15 ]; do sleep 1; i=$((i + 1)); done
 pgrep -a fabriclab && fail "fabriclab process left" || ok "no fabriclab process"
+
+ts "roce-allreduce.sh: fabriclab run 94 in host mode, allreduce over RoCE"
+sh "$here/roce-allreduce.sh" "$build" || failed=$((failed + $?))
 
 if [ "$h" = 0 ]; then
   ts "SIGKILL of the runner: its guardian removes the device"

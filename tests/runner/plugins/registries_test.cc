@@ -2,6 +2,8 @@
 // and per-link settings, each looked up by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "runner/link/link_setting.h"
 #include "runner/report/chart_kind.h"
 #include "runner/topology/fabric.h"
@@ -53,6 +55,24 @@ TEST(WorkloadRegistry, AllreduceRunsTheBenchRankWithItsSweepAsSteps) {
   w.params["stepfactor"] = "4";
   w.params["maxbytes"] = "1000";
   EXPECT_THROW(allreduce.check(w), std::invalid_argument) << "maxbytes below minbytes";
+}
+
+TEST(WorkloadRegistry, AllreduceOverRoceAsksTheRankForIbverbs) {
+  const Workload& allreduce = find_workload("allreduce");
+  WorkloadDefinition w;
+  w.kind = "allreduce";
+  w.params = {{"transport", "roce"}};
+  EXPECT_NO_THROW(allreduce.check(w));
+  const std::vector<std::string> argv = allreduce.rank_command(w, "/tmp/m.jsonl");
+  ASSERT_GE(argv.size(), 2u);
+  EXPECT_EQ(std::vector<std::string>(argv.end() - 2, argv.end()),
+            (std::vector<std::string>{"--transport", "roce"}));
+  w.params["transport"] = "tcp";
+  const std::vector<std::string> tcp = allreduce.rank_command(w, "/tmp/m.jsonl");
+  EXPECT_EQ(std::find(tcp.begin(), tcp.end(), "--transport"), tcp.end())
+      << "tcp: the rank's default, the command as before";
+  w.params["transport"] = "infiniband";
+  EXPECT_THROW(allreduce.check(w), std::invalid_argument);
 }
 
 TEST(FabricRegistry, AutoPicksSinglePairOrSwitchByRanks) {
