@@ -128,9 +128,9 @@ class LinkSettingKind {
   // exists: a sentence naming the host's setting and how to change it
   // ("" = nothing). `run` and `check` refuse the lab on it before building.
   virtual std::string host_refusal(const SettingValue& /*value*/) const { return ""; }
-  // The delay `value` adds to every packet of a link it is on, in ms (0 for
-  // settings that delay nothing): what `fabriclab check` must see in a
-  // round trip over that link.
+  // The least delay `value` adds to every packet of a link it is on, in ms
+  // (0 for settings that delay nothing, or whose jitter can take a packet's
+  // delay to 0): what `fabriclab check` must see in a round trip over it.
   virtual double added_delay_ms(const SettingValue& /*value*/) const { return 0; }
   // A fabric-scope value as `fabriclab topo` shows it; "" = not shown.
   virtual std::string describe_on_fabric(const SettingValue& /*value*/) const { return ""; }

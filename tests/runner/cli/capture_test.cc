@@ -81,8 +81,15 @@ TEST(CaptureTest, LossyScenarioShowsRetransmissionsCleanNone) {
   }
   const long clean = retransmissions_in(run_dir + "/captures/clean.pcap");
   const long lossy = retransmissions_in(run_dir + "/captures/loss.pcap");
-  EXPECT_EQ(clean, 0) << r.output;
-  EXPECT_GT(lossy, 0) << r.output;
+  // Clean loses nothing, but on a loaded machine a late ACK can still fire
+  // a retransmission timer (CI saw one): the capture may show no more than
+  // the kernels counted, and the lossy link far more.
+  const nlohmann::json& counted = scenario_in(run, "clean")["result"]["retransmits"];
+  ASSERT_TRUE(counted.is_number()) << run.dump();
+  const long clean_counted = counted.get<long>();
+  EXPECT_LE(clean, clean_counted) << r.output;
+  EXPECT_GT(lossy, clean) << r.output;
+  EXPECT_GT(lossy, 5) << r.output;
 }
 
 }  // namespace

@@ -122,6 +122,19 @@ TEST(LinkSettingRegistry, ImpairValidatesNetemWords) {
   EXPECT_FALSE(find_link_setting("sysctl")->needs_backend());
 }
 
+// What `fabriclab check` holds a round trip to: the least delay a frame
+// gets. Jitter lowers it; a distribution table leaves nothing certain.
+TEST(LinkSettingRegistry, ImpairsLeastDelayAllowsForJitter) {
+  const LinkSettingKind* impair = find_link_setting("impair");
+  ASSERT_NE(impair, nullptr);
+  EXPECT_DOUBLE_EQ(impair->added_delay_ms(impair->parse("delay 10ms loss 1%")), 10.0);
+  EXPECT_DOUBLE_EQ(impair->added_delay_ms(impair->parse("delay 10ms 3ms")), 7.0);
+  EXPECT_DOUBLE_EQ(impair->added_delay_ms(impair->parse("delay 2ms 3ms")), 0.0);
+  EXPECT_DOUBLE_EQ(impair->added_delay_ms(impair->parse("delay 2ms 3ms distribution pareto")), 0.0);
+  EXPECT_DOUBLE_EQ(impair->added_delay_ms(impair->parse("delay 20ms 1ms distribution normal")), 0.0);
+  EXPECT_DOUBLE_EQ(impair->added_delay_ms(impair->parse("loss 5%")), 0.0);
+}
+
 // Each kind says where a lab writes it: a [[scenario]] key, a [topology]
 // key, or both (sysctl: a scenario's own, or the whole lab's).
 TEST(LinkSettingRegistry, EachKindDeclaresItsScope) {
