@@ -5,9 +5,7 @@
 #include "common/slurm_nodelist.h"
 
 namespace fabriclab {
-namespace {
-
-std::optional<int> number(const GetEnv& getenv, const char* name) {
+std::optional<int> env_number(const GetEnv& getenv, const char* name) {
   const char* value = getenv(name);
   if (value == nullptr || *value == '\0') return std::nullopt;
   try {
@@ -18,6 +16,8 @@ std::optional<int> number(const GetEnv& getenv, const char* name) {
   }
   throw std::invalid_argument(std::string(name) + "=" + value + ": expected a non-negative integer");
 }
+
+namespace {
 
 std::optional<std::string> text(const GetEnv& getenv, const char* name) {
   const char* value = getenv(name);
@@ -30,19 +30,19 @@ std::optional<std::string> text(const GetEnv& getenv, const char* name) {
 LauncherEnv read_launcher_env(const GetEnv& getenv) {
   LauncherEnv env;
   env.master_addr = text(getenv, "MASTER_ADDR");
-  env.master_port = number(getenv, "MASTER_PORT");
+  env.master_port = env_number(getenv, "MASTER_PORT");
   env.gloo_socket_ifname = text(getenv, "GLOO_SOCKET_IFNAME");
   if (text(getenv, "RANK")) {
     env.launcher = text(getenv, "TORCHELASTIC_RUN_ID")       ? "torchrun"
                    : text(getenv, "KUBERNETES_SERVICE_HOST") ? "kubeflow"
                                                              : "env";
-    env.rank = number(getenv, "RANK");
-    env.world_size = number(getenv, "WORLD_SIZE");
-    env.local_rank = number(getenv, "LOCAL_RANK");
-    env.local_world_size = number(getenv, "LOCAL_WORLD_SIZE");
+    env.rank = env_number(getenv, "RANK");
+    env.world_size = env_number(getenv, "WORLD_SIZE");
+    env.local_rank = env_number(getenv, "LOCAL_RANK");
+    env.local_world_size = env_number(getenv, "LOCAL_WORLD_SIZE");
     // PyTorch's test is the same string compare (rendezvous.py).
     if (text(getenv, "TORCHELASTIC_USE_AGENT_STORE") == std::string("True")) {
-      env.agent_store_attempt = number(getenv, "TORCHELASTIC_RESTART_COUNT");
+      env.agent_store_attempt = env_number(getenv, "TORCHELASTIC_RESTART_COUNT");
       if (!env.agent_store_attempt) {
         throw std::invalid_argument(
             "TORCHELASTIC_USE_AGENT_STORE=True needs TORCHELASTIC_RESTART_COUNT (the attempt "
@@ -53,9 +53,9 @@ LauncherEnv read_launcher_env(const GetEnv& getenv) {
   }
   if (!text(getenv, "SLURM_PROCID")) return env;
   env.launcher = "slurm";
-  env.rank = number(getenv, "SLURM_PROCID");
-  env.world_size = number(getenv, "SLURM_NTASKS");
-  env.local_rank = number(getenv, "SLURM_LOCALID");
+  env.rank = env_number(getenv, "SLURM_PROCID");
+  env.world_size = env_number(getenv, "SLURM_NTASKS");
+  env.local_rank = env_number(getenv, "SLURM_LOCALID");
   if (!env.master_addr) {
     auto nodes = text(getenv, "SLURM_JOB_NODELIST");
     if (!nodes) nodes = text(getenv, "SLURM_NODELIST");

@@ -47,4 +47,9 @@ using GetEnv = std::function<const char*(const char*)>;
 // TORCHELASTIC_USE_AGENT_STORE=True without TORCHELASTIC_RESTART_COUNT.
 LauncherEnv read_launcher_env(const GetEnv& getenv);
 
+// The variable `name` as a non-negative integer; nullopt when unset or
+// empty; std::invalid_argument "NAME=VALUE: expected a non-negative integer"
+// otherwise. Shared with slurm_step.h.
+std::optional<int> env_number(const GetEnv& getenv, const char* name);
+
 }  // namespace fabriclab

@@ -15,19 +15,6 @@ std::pair<std::string, std::string> first_set(const GetEnv& getenv,
   return {"", ""};
 }
 
-int whole_number(const std::string& name, const std::string& text) {
-  size_t used = 0;
-  int value = -1;
-  try {
-    value = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < 0)
-    throw std::invalid_argument(name + "=" + text + ": expected a whole number >= 0");
-  return value;
-}
-
 }  // namespace
 
 SlurmStep read_slurm_step(const GetEnv& getenv) {
@@ -42,17 +29,18 @@ SlurmStep read_slurm_step(const GetEnv& getenv) {
   if (step.hosts.size() < 2)
     throw std::invalid_argument("--hosts slurm: " + list_name + "=" + list +
                                 " is one node (expected at least two: srun --nodes 2 or more)");
-  const auto [id_name, id] = first_set(getenv, {"SLURM_NODEID"});
-  if (id.empty())
+  const std::optional<int> id = env_number(getenv, "SLURM_NODEID");
+  if (!id)
     throw std::invalid_argument("--hosts slurm: SLURM_NODEID is not set (expected srun to set it "
                                 "in every task)");
-  step.index = whole_number(id_name, id);
+  step.index = *id;
   if (static_cast<size_t>(step.index) >= step.hosts.size())
-    throw std::invalid_argument("SLURM_NODEID=" + id + ": expected 0.." +
+    throw std::invalid_argument("SLURM_NODEID=" + std::to_string(*id) + ": expected 0.." +
                                 std::to_string(step.hosts.size() - 1) + ", the nodes of " +
                                 list_name);
   const auto [tasks_name, tasks] = first_set(getenv, {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"});
-  if (!tasks.empty() && static_cast<size_t>(whole_number(tasks_name, tasks)) != step.hosts.size())
+  if (!tasks.empty() &&
+      static_cast<size_t>(*env_number(getenv, tasks_name.c_str())) != step.hosts.size())
     throw std::invalid_argument(
         "--hosts slurm: " + tasks_name + "=" + tasks + " tasks on " +
         std::to_string(step.hosts.size()) +

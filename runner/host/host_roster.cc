@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "common/input_error.h"
 
@@ -92,30 +94,35 @@ std::vector<std::string> read_host_file(const std::string& path) {
   return hosts;
 }
 
-std::set<std::string> local_ipv4_addresses(const std::string& device) {
-  std::set<std::string> addresses;
+namespace {
+
+// Every IPv4 address of this machine (its network namespace) with its
+// interface's name, from getifaddrs; none when it fails.
+std::vector<std::pair<std::string, std::string>> ipv4_addresses_by_interface() {
+  std::vector<std::pair<std::string, std::string>> found;
   ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) return addresses;
+  if (::getifaddrs(&list) != 0) return found;
   for (ifaddrs* entry = list; entry != nullptr; entry = entry->ifa_next) {
-    if (entry->ifa_addr != nullptr && entry->ifa_addr->sa_family == AF_INET &&
-        (device.empty() || device == entry->ifa_name))
-      addresses.insert(ipv4_text(entry->ifa_addr));
+    if (entry->ifa_addr != nullptr && entry->ifa_addr->sa_family == AF_INET)
+      found.emplace_back(entry->ifa_name, ipv4_text(entry->ifa_addr));
   }
   ::freeifaddrs(list);
+  return found;
+}
+
+}  // namespace
+
+std::set<std::string> local_ipv4_addresses(const std::string& device) {
+  std::set<std::string> addresses;
+  for (const auto& [name, address] : ipv4_addresses_by_interface())
+    if (device.empty() || device == name) addresses.insert(address);
   return addresses;
 }
 
 std::string interface_with_address(const std::string& address) {
-  std::string found;
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) return found;
-  for (ifaddrs* entry = list; entry != nullptr && found.empty(); entry = entry->ifa_next) {
-    if (entry->ifa_addr != nullptr && entry->ifa_addr->sa_family == AF_INET &&
-        ipv4_text(entry->ifa_addr) == address)
-      found = entry->ifa_name;
-  }
-  ::freeifaddrs(list);
-  return found;
+  for (const auto& [name, own] : ipv4_addresses_by_interface())
+    if (own == address) return name;
+  return "";
 }
 
 std::string default_lab_interface(const std::vector<std::string>& hosts, int index) {

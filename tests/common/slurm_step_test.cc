@@ -56,7 +56,7 @@ TEST(SlurmStep, RefusesOneNodeABadPlaceAndMoreThanOneTaskPerNode) {
   EXPECT_NE(error({{"SLURM_JOB_NODELIST", "n[1-2]"}, {"SLURM_NODEID", "2"}}).find("expected 0..1"),
             std::string::npos);
   EXPECT_NE(error({{"SLURM_JOB_NODELIST", "n[1-2]"}, {"SLURM_NODEID", "x"}})
-                .find("SLURM_NODEID=x: expected a whole number"),
+                .find("SLURM_NODEID=x: expected a non-negative integer"),
             std::string::npos);
   const std::string two_each =
       error({{"SLURM_JOB_NODELIST", "n[1-2]"}, {"SLURM_NODEID", "0"}, {"SLURM_NTASKS", "4"}});
