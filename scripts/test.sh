@@ -3,11 +3,13 @@
 # may run beside what), then lists the 20 slowest tests of this run, so a
 # change can see what it costs (doc/ci.md).
 #   scripts/test.sh [ctest options...]   e.g. -L unit, -R LabQuickRun
-# FABRICLAB_TEST_JOBS (default 3): ctest's -j. Tests that load both cores
-# count as 2 of them, so 3 runs one such test with one light test beside it.
+# FABRICLAB_TEST_JOBS (default 4): ctest's -j. Tests that load both cores
+# count as 2 of them and take turns (the `heavy` lock); a VM test counts as 1
+# and takes turns with the other VM tests (the `vm` lock). So 4 runs one
+# heavy test, one VM test and one light test at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jobs="${FABRICLAB_TEST_JOBS:-3}"
+jobs="${FABRICLAB_TEST_JOBS:-4}"
 # A build configured without GTest has no tests: say so rather than pass on none.
 if [ ! -f build/CTestTestfile.cmake ]; then
   echo "test.sh: ./build has no tests (GTest was missing or FABRICLAB_TESTS=OFF):" \

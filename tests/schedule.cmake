@@ -1,11 +1,12 @@
-# What may run beside what under `ctest -j` (scripts/test.sh runs -j3).
+# What may run beside what under `ctest -j` (scripts/test.sh runs -j4).
 #
 # gtest_discover_tests makes every gtest case a ctest test of its own, so two
 # cases of one program can run at once too. A row names a test program and a
 # regex over its cases' names ("." = all of them) and gives those cases:
 #   PROCESSORS 2  the case loads both cores (trains, runs a lab, iperf3 at
-#                 full rate, a browser): at -j3 at most one such case runs,
-#                 with one light case beside it
+#                 full rate, a browser): at -j4 one such case runs, with a
+#                 VM test (tests/vm: one slot, lock `vm`) and one light case
+#                 beside it
 #   LOCKS         ctest RESOURCE_LOCKs, each a machine-wide thing the case
 #                 reads or changes as a whole:
 #     heavy     it loads the cores: such cases take turns. (No case asserts
