@@ -76,6 +76,11 @@ struct ScenarioResult {
   std::optional<double> final_loss;
   std::optional<double> accuracy;
   std::optional<std::int64_t> retransmits;
+  // Of those, the ones the receiver had already (D-SACK; null in recordings
+  // from before it), and the rest: retransmits minus those, all of them in
+  // such older recordings.
+  std::optional<std::int64_t> spurious_retransmits;
+  std::optional<std::int64_t> loss_retransmits;
   std::optional<std::int64_t> drops;
   std::optional<std::int64_t> link_bytes;
   int steps_completed = 0;

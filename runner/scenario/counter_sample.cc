@@ -44,6 +44,7 @@ CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops, nlo
   sample.queues = std::move(queues);
   for (const CounterSource& source : network.counter_sources()) {
     sample.retransmits += read_tcp_retransmits(source.netns_fd);
+    sample.spurious_retransmits += read_tcp_spurious_retransmits(source.netns_fd);
     if (source.device.empty() || source.link.empty()) continue;
     if (auto counters = read_device_counters_in(source.netns_fd, source.device))
       sample.links[source.link] = {source.end, *counters, source.uplink};
@@ -63,6 +64,7 @@ CounterSample sample_since(const CounterSample& now, const CounterSample& baseli
   since.drops = now.drops;
   since.queues = now.queues;
   const auto minus = [](uint64_t a, uint64_t b) { return a >= b ? a - b : 0; };
+  since.spurious_retransmits = minus(now.spurious_retransmits, baseline.spurious_retransmits);
   since.ce_packets = minus(now.ce_packets, baseline.ce_packets);
   since.ce_echoed = minus(now.ce_echoed, baseline.ce_echoed);
   for (const auto& [name, link] : now.links) {
@@ -106,6 +108,7 @@ nlohmann::json counters_event_fields(const CounterSample& sample) {
         {"ce_echoed", r.ce_echoed}};
   }
   nlohmann::json fields = {{"retransmits", sample.retransmits},
+                           {"spurious_retransmits", sample.spurious_retransmits},
                            {"drops", sample.drops},
                            {"link_bytes", sample.link_bytes()},
                            {"ce_packets", sample.ce_packets},

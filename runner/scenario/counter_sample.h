@@ -2,6 +2,8 @@
 // `counters` event of metrics.jsonl (recordings/FORMAT.md defines each field).
 //
 //   retransmits  TCP segments retransmitted, summed over the ranks' namespaces
+//   spurious_retransmits  of those, the ones the receiver had already
+//                (D-SACK: netns_counters.h), summed the same way
 //   drops        packets the scenario's impairment dropped
 //   links        per lab link, its counters at the one end the LabNetwork
 //                names (CounterSource): tx = sent from that end, rx = arrived
@@ -51,6 +53,7 @@ struct RankTcp {
 
 struct CounterSample {
   uint64_t retransmits = 0;
+  uint64_t spurious_retransmits = 0;
   uint64_t drops = 0;
   uint64_t ce_packets = 0;
   uint64_t ce_echoed = 0;
@@ -73,7 +76,7 @@ CounterSample read_counter_sample(const LabNetwork& network, uint64_t drops,
 // counting when the scenario applies it.
 CounterSample sample_since(const CounterSample& now, const CounterSample& baseline);
 
-// The fields of a `counters` event: retransmits, drops, link_bytes, links
+// The fields of a `counters` event: retransmits, spurious_retransmits, drops, link_bytes, links
 // ({"r0-r1": {"end": ..., "tx_bytes": ..., "rx_bytes": ..., "tx_packets":
 // ..., "rx_packets": ...}}), ranks ({"r0": {"retransmits": ..., "rtt_ms":
 // ... or null, "connections": ..., "ce_packets": ..., "ce_echoed": ...}}),

@@ -50,6 +50,10 @@ uint64_t read_tcp_retransmits(int netns_fd) {
   return read_stat_counter(netns_fd, "snmp", "Tcp", "RetransSegs");
 }
 
+uint64_t read_tcp_spurious_retransmits(int netns_fd) {
+  return read_stat_counter(netns_fd, "netstat", "TcpExt", "TCPDSACKRecvSegs");
+}
+
 EcnCounters read_ecn_counters(int netns_fd) {
   return {read_stat_counter(netns_fd, "netstat", "IpExt", "InCEPkts"),
           read_stat_counter(netns_fd, "netstat", "TcpExt", "TCPDeliveredCE")};

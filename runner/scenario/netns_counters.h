@@ -21,6 +21,13 @@ namespace fabriclab::runner {
 
 uint64_t read_tcp_retransmits(int netns_fd);
 
+// Retransmitted segments the receiver already had, as it said with a D-SACK
+// (RFC 2883; TcpExt TCPDSACKRecvSegs): a tail-loss probe or a timer that
+// fired before the ACK came back, not a loss. On a clean lab link these are
+// all of the retransmissions (lab 08's README: a loaded CPU delays the ACK
+// of a message's last segment past the probe timeout).
+uint64_t read_tcp_spurious_retransmits(int netns_fd);
+
 // ECN as the namespace's kernel counts it (nstat's names): packets that
 // arrived with CE set (IpExtInCEPkts, at the receiver), and segments
 // acknowledged by ACKs carrying the echo, ECE (TcpExtTCPDeliveredCE, at the

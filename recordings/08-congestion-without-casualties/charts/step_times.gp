@@ -17,8 +17,8 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [10.975:447.712]
-set ytics (20, 50, 100, 200)
+set yrange [23.861:2024.186]
+set ytics (50, 100, 200, 500, 1000, 2000)
 plot 'clean.dat' using 1:4 with lines linewidth 2 title 'clean: the job alone, no queue', \
      'taildrop.dat' using 1:4 with lines linewidth 2 title 'taildrop: 100 Mbit port, 64 KiB buffer, tail drop', \
      'ecn.dat' using 1:4 with lines linewidth 2 title 'ecn: the same port, ECN marking 10-40 KiB, pmax 0.2', \
