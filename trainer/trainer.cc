@@ -9,6 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+
+#include <sched.h>
 
 #include "common/input_error.h"
 #include "trainer/dataset.h"
@@ -16,6 +19,7 @@
 #include "trainer/gradient_sync.h"
 #include "trainer/metrics_writer.h"
 #include "trainer/process_group.h"
+#include "trainer/sched_time.h"
 #include "trainer/wire_bytes.h"
 
 namespace fabriclab::trainer {
@@ -201,6 +205,11 @@ class TrainingRun {
                                    {"launcher", rv_.launcher},
                                    {"local_rank", rv_.local_rank}};
     if (!wire_.device().empty()) start_fields["net_device"] = wire_.device();
+    // The cores this rank may run on: with the ranks' cpu_ms, the shortest
+    // step this machine allows (runner/report/result/cpu_part.cc).
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+      start_fields["cores"] = CPU_COUNT(&allowed);
     if (group_ && rv_.agent_store_attempt)
       start_fields["store_prefix"] = agent_store_prefix(*rv_.agent_store_attempt);
     metrics_.write("start", start_fields);
@@ -219,6 +228,7 @@ class TrainingRun {
     torch::Tensor index = shard_.slice(0, in_epoch * o_.batch, (in_epoch + 1) * o_.batch);
 
     const auto step_start = Clock::now();
+    const std::optional<SchedTime> sched_start = process_sched_time();
     wire_.start();
     set_learning_rate(optimizer_, cosine_lr(o_.lr, step, total_steps_));
     optimizer_.zero_grad();
@@ -248,6 +258,12 @@ class TrainingRun {
                                   {"bytes", group_ ? sync_.bytes_per_step() : 0},
                                   {"samples", index.size(0)}};
     if (padded_) step_fields["slowed_ms"] = slowed_ms;
+    // How much of the step this rank ran, and how much it was ready to run
+    // with no core free (sched_time.h): the machine's CPU, beside the wait.
+    if (const std::optional<SchedTime> sched_end = process_sched_time(); sched_start && sched_end) {
+      step_fields["cpu_ms"] = sched_end->on_cpu_ms - sched_start->on_cpu_ms;
+      step_fields["queued_ms"] = sched_end->queued_ms - sched_start->queued_ms;
+    }
     step_fields.update(wire_.since_start());
     metrics_.write("step", step_fields);
     if (o_.log_every > 0 && (step % o_.log_every == 0 || step == 1)) {

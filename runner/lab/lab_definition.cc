@@ -303,9 +303,22 @@ std::vector<LinkOverride> read_overrides(const LabReader& r, const toml::table& 
   return out;
 }
 
+// With --quick, a number both [quick] and the scenario set takes the smaller
+// of the two: a quick run never runs a scenario larger than [quick] says
+// (lab 11's 16 MiB scenarios stay at [quick]'s 1 MiB), nor larger than the
+// scenario itself (lab 02's 4-step scenarios stay at 4 steps).
+std::string quick_capped(const Workload& kind, const std::string& key, const std::string& value,
+                         const toml::table* quick, const WorkloadDefinition& lab_workload) {
+  if (!quick || !quick->contains(key)) return value;
+  const ParamKind type = kind.params().at(key);
+  if (type != ParamKind::kInteger && type != ParamKind::kNumber) return value;
+  const std::string quick_value = lab_workload.param(key);
+  return std::stod(quick_value) < std::stod(value) ? quick_value : value;
+}
+
 // `workload = { ... }`: the lab's workload with these parameters changed.
 void read_scenario_workload(const LabReader& r, const toml::table& t, const LabDefinition& lab,
-                            ScenarioDefinition& s) {
+                            const toml::table* quick, ScenarioDefinition& s) {
   s.workload = lab.workload;
   const toml::node* node = t.get("workload");
   if (!node) return;
@@ -316,7 +329,8 @@ void read_scenario_workload(const LabReader& r, const toml::table& t, const LabD
   const Workload& kind = find_workload(lab.workload.kind);
   for (const auto& [key, value] : *overrides) {
     const std::string k(key.str());
-    s.workload_overrides[k] = param_value(r, kind, k, value);
+    s.workload_overrides[k] =
+        quick_capped(kind, k, param_value(r, kind, k, value), quick, lab.workload);
     s.workload.params[k] = s.workload_overrides[k];
   }
   try {
@@ -663,7 +677,7 @@ void read_scenarios(const LabReader& r, const toml::table& root, const ScenarioT
     const toml::table* t = tables.tables[i];
     const SweepPoint* point = tables.point(i);
     ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick);
-    read_scenario_workload(r, *t, lab, s);
+    read_scenario_workload(r, *t, lab, quick, s);
     s.baseline = r.string_at(*t, "baseline", false);
     if (point) {  // its table has no settings: the sweep parsed them (sweep.h)
       s.link_settings = point->link_settings;

@@ -181,6 +181,13 @@ struct ScenarioResult {
   std::optional<double> slowest_link_ms;
   std::optional<double> predicted_step_ms;
   std::optional<double> mean_model_step_ms;
+  // This machine's CPU per step (lab 10; result/cpu_part.cc), where the
+  // trainer measured it: one rank's CPU time and time waiting for a core,
+  // and the job's CPU over the cores -- the step this machine cannot beat.
+  std::optional<double> cpu_ms;
+  std::optional<double> queued_ms;
+  std::optional<double> cpu_floor_ms;
+  std::optional<double> cpu_floor_multiple;  // median_step_ms / cpu_floor_ms
 };
 
 // A scenario as the report shows it: what run.json says about it plus the

@@ -15,17 +15,17 @@ set border 3
 set tics nomirror
 $tail << EOD
 # N median_step_ms predicted_step_ms mean_model_step_ms
-2 19.70 7.32 5.12
-4 55.43 65.80 50.57
-8 129.47 123.12 62.95
-16 318.15 388.74 199.67
+2 21.80 8.56 6.36
+4 62.45 61.66 46.42
+8 361.01 146.44 86.27
+16 336.93 375.71 186.64
 EOD
 $clean << EOD
 # N median_step_ms
-2 1.32 NaN NaN
-4 39.17 NaN NaN
-8 36.36 NaN NaN
-16 142.69 NaN NaN
+2 2.56 NaN NaN
+4 35.02 NaN NaN
+8 59.68 NaN NaN
+16 129.66 NaN NaN
 EOD
 set xlabel 'ranks N (log scale)'
 set ylabel 'median step (ms)'

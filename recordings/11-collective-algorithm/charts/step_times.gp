@@ -17,8 +17,8 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [108.987:29809.993]
-set ytics (200, 500, 1000, 2000, 5000, 10000, 20000)
+set yrange [92.611:80255.796]
+set ytics (100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
 plot 'ring-1ms.dat' using 1:4 with lines linewidth 2 title 'ring-1ms: ring, 1 ms per link', \
      'hd-1ms.dat' using 1:4 with lines linewidth 2 title 'hd-1ms: halving-doubling, 1 ms per link', \
      'ring-5ms.dat' using 1:4 with lines linewidth 2 title 'ring-5ms: ring, 5 ms per link', \

@@ -18,5 +18,6 @@ ResultPart ecn_part();         // the ranks' kernels' ECN counters
 ResultPart uplinks_part();     // what a leaf_spine fabric's uplinks carried
 ResultPart neighbours_part();  // each neighbour flow's goodput and round trip
 ResultPart slowest_of_n_part();  // a delay tail on every link: the slowest of N (slowest_link.h)
+ResultPart cpu_part();           // this machine's CPU in the steps (schedstat; lab 10)
 
 }  // namespace fabriclab::runner::report

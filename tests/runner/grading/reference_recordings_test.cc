@@ -7,10 +7,13 @@
 
 #include <filesystem>
 #include <map>
+#include <string>
+#include <vector>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/build_paths.h"
+#include "runner/lab/lab_definition.h"
 #include "runner/lab/seed_pick.h"
 #include "tests/runner/grading/grading_fixture.h"
 #include "tests/runner/test_support.h"
@@ -22,6 +25,31 @@ namespace {
 
 namespace fs = std::filesystem;
 using fabriclab::testing::run_command;
+
+// A reference recording that stores its lesson's verdict (run.json
+// `lesson`, what `fabriclab progress` shows) stores the checks its lab.toml
+// states now: a threshold changed without a new recording would show the
+// student a verdict on a check the lab no longer makes (lab 11's held 0.7 x
+// and 35% after lab.toml moved to 0.9 x and 40%). Recordings from before
+// lessons store none.
+TEST(ReferenceRecordings, StoredLessonIsTheLabsCurrentOne) {
+  const fs::path source(fabriclab::build_paths::source_dir());
+  int compared = 0;
+  for (const auto& entry : fs::directory_iterator(source / "recordings")) {
+    const fs::path run_json = entry.path() / "run.json";
+    if (!fs::exists(run_json)) continue;
+    const nlohmann::json run = nlohmann::json::parse(std::ifstream(run_json));
+    if (!run.contains("lesson")) continue;
+    const std::string name = entry.path().filename().string();
+    const runner::LabDefinition lab = runner::load_lab((source / "labs" / name / "lab.toml").string());
+    std::vector<std::string> stored, current;
+    for (const nlohmann::json& c : run["lesson"].at("checks")) stored.push_back(c.at("check"));
+    for (const runner::LessonCheck& c : lab.lesson) current.push_back(c.check);
+    EXPECT_EQ(stored, current) << name << ": run.json's lesson is not lab.toml's; record it again";
+    ++compared;
+  }
+  EXPECT_GE(compared, 2) << "labs 10 and 11 store their lesson";
+}
 
 // Issue 18's check, on the reference run: the same-host placement puts no
 // byte on the fabric's links; step time orders same host <= same ToR <

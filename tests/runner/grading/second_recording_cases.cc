@@ -73,12 +73,18 @@ const std::vector<LabCase>& lab_cases() {
        {"ecmp-a", "same-tor"},
        {"ecmp-b", "ecmp-c"},
        {"ecmp-c", "ecmp-b"}}}},
-    // ring-5ms holds hd-1ms's sweep (halving-doubling at 1 ms): its alpha
-    // (10.7 -> 1.63 ms) and crossover (1.7 MiB -> 111 KiB) move, and with
-    // them the 5 ms / 1 ms ratio (3.88 -> 0.25); its round trips now cost
-    // less than hd-5ms's (pick-small: ring), and its 16 MiB busbw 0.00926
-    // against hd-5ms's 0.0148 (pick-large: halving_doubling, not either).
-    {"11", {{{"ring-5ms", "hd-1ms"}, {"hd-1ms", "ring-5ms"}}}},
+    // ring-5ms holds hd-1ms's sweep (halving-doubling at 1 ms) and hd-5ms
+    // bcube-5ms's: ring-5ms's alpha (12.3 -> 1.9 ms) and crossover (2 MiB ->
+    // 104 KiB) move, and with them the 5 ms / 1 ms ratio (4.47 -> 0.23); its
+    // round trips now cost less than hd-5ms's (pick-small: ring), and its
+    // busbw at its largest size 0.0186 against hd-5ms's 0.0143 (pick-large:
+    // ring, not either). Swapping ring-5ms with hd-1ms alone left
+    // pick-large at "either" (0.0186 against 0.0174, since the 64 MiB sweep).
+    {"11",
+     {{{"ring-5ms", "hd-1ms"},
+       {"hd-1ms", "ring-5ms"},
+       {"hd-5ms", "bcube-5ms"},
+       {"bcube-5ms", "hd-5ms"}}}},
     // reimaged <-> fixed: reimaged now paused nothing (paused-ms 0), its
     // queue p99 is an answering node's (prediction), it cost less than
     // clean or about as much (minutes-lost), and fixed paused (the-fix: no

@@ -64,6 +64,23 @@ TEST_F(LabDefinitionTest, QuickOverridesWorkloadParameters) {
   EXPECT_EQ(load_lab(path, /*quick=*/true).workload.param("steps"), "5");
 }
 
+// A scenario's own size does not outgrow --quick: a number [quick] sets too
+// takes the smaller value (lab 11's 16 MiB scenarios, lab 02's 4 steps);
+// the full run keeps the scenario's.
+TEST_F(LabDefinitionTest, QuickCapsAScenariosOwnNumbers) {
+  const std::string path = write(std::string("[workload]\nsteps = 40\nbatch = 64\n") +
+                                 "[quick]\nsteps = 5\n"
+                                 "[[scenario]]\nname = \"big\"\nworkload = { steps = 20, batch = 9 }\n"
+                                 "[[scenario]]\nname = \"small\"\nworkload = { steps = 3 }\n");
+  const LabDefinition full = load_lab(path);
+  EXPECT_EQ(full.scenarios[0].workload.param("steps"), "20");
+  EXPECT_EQ(full.scenarios[1].workload.param("steps"), "3");
+  const LabDefinition quick = load_lab(path, /*quick=*/true);
+  EXPECT_EQ(quick.scenarios[0].workload.param("steps"), "5") << "[quick] caps the scenario's 20";
+  EXPECT_EQ(quick.scenarios[0].workload.param("batch"), "9") << "[quick] does not set batch";
+  EXPECT_EQ(quick.scenarios[1].workload.param("steps"), "3") << "the scenario's 3 is smaller";
+}
+
 TEST_F(LabDefinitionTest, PluginNamesAreCheckedAgainstTheirRegistries) {
   EXPECT_NE(error(std::string("[workload]\nkind = \"sweep\"\n") + kScenario)
                 .find("lab.toml:5: key 'kind': unknown workload 'sweep' (known: train, allreduce)"),

@@ -89,6 +89,29 @@ TEST(SlowestOfNTable, PredictsFromTheBaselineAndTheSlowestLink) {
   EXPECT_EQ(format_slowest_of_n_table({summaries[0]}), "");
 }
 
+// The machine's CPU in the steps (result/cpu_part.cc): per rank cpu_ms and
+// queued_ms, and the job's cpu_ms over the start events' cores; the first
+// step (warm-up) left out; absent where no step measured it.
+TEST(CpuPart, MediansPerRankAndTheJobsFloorOverTheCores) {
+  std::vector<nlohmann::json> events = testing::uniform_scenario("clean-4", 4, 5, 20, 1000);
+  EXPECT_FALSE(summarize_scenario(events, summarize_wire_bytes(events), rank_view(events))
+                   .cpu_ms) << "no cpu_ms: no part";
+  for (nlohmann::json& e : events) {
+    if (e["event"] == "start") e["cores"] = 2;
+    if (e["event"] != "step") continue;
+    const bool first = e["step"] == 1;
+    e["cpu_ms"] = first ? 500.0 : 3.0 + e["rank"].get<int>();  // ranks 3, 4, 5, 6 ms
+    e["queued_ms"] = first ? 500.0 : 1.0;
+  }
+  const ScenarioResult r = summarize_scenario(events, summarize_wire_bytes(events), rank_view(events));
+  ASSERT_TRUE(r.cpu_ms);
+  EXPECT_DOUBLE_EQ(*r.cpu_ms, 4.5);
+  EXPECT_DOUBLE_EQ(*r.queued_ms, 1.0);
+  ASSERT_TRUE(r.cpu_floor_ms);
+  EXPECT_DOUBLE_EQ(*r.cpu_floor_ms, 18.0 / 2) << "3+4+5+6 ms over 2 cores";
+  EXPECT_DOUBLE_EQ(*r.cpu_floor_multiple, 20.0 / 9) << "the 20 ms step over it";
+}
+
 TEST(SlowestOfNChart, PlotsTailAndCleanAgainstNInOrder) {
   const auto scenario = [](const std::string& name, int n, double p50, bool tail) {
     ScenarioSeries one;
