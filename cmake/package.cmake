@@ -11,6 +11,11 @@ install(DIRECTORY labs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fabriclab/labs)
 # pages written from them in this clone.
 install(DIRECTORY recordings/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fabriclab/recordings
         PATTERN page.html EXCLUDE)
+# The `command` workload's Python helper and the PyTorch DDP example
+# (`run --workload ddp`), found in ../share/fabriclab/python
+# (python_helper_dir() in runner/cli/command_job.cc).
+install(FILES trainer/python/fabriclab_metrics.py DESTINATION ${CMAKE_INSTALL_DATADIR}/fabriclab/python)
+install(PROGRAMS trainer/python/ddp_train.py DESTINATION ${CMAKE_INSTALL_DATADIR}/fabriclab/python)
 
 # `install` (and so cpack) would build every target, the tests included;
 # scripts/package.sh builds the one target it installs.
@@ -38,6 +43,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 #   dataset-fashion-mnist (the trainer's data), libopenblas0-openmp (the BLAS
 #   behind libblas.so.3: the reference BLAS libtorch pulls in is ~5x slower,
 #   README "Troubleshooting").
+# python3-torch only for `run --workload ddp`: suggested, not required,
+# so that a class's install stays as small as it was.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-torch")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "iproute2, iputils-ping, iperf3, gnuplot-nox, traceroute, dataset-fashion-mnist, libopenblas0-openmp")
 include(CPack)

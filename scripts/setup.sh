@@ -38,6 +38,11 @@ packages=(
   libopenblas0-openmp
   # data
   dataset-fashion-mnist
+  # PyTorch DDP itself: `fabriclab run NN --workload ddp` runs
+  # trainer/python/ddp_train.py under /usr/bin/python3 (labs/SCHEMA.md, "The
+  # command workload"); also the benchmark's baseline, and torchrun launches
+  # `fabriclab train` in tests/trainer/torchrun_test.cc
+  python3-torch
   # what the runner execs: iperf3 (lab 04, neighbour flows, lab checks), ping
   # (lab checks), gnuplot (the report's charts), traceroute (`fabriclab
   # topo`); iproute2's ip and ss are the labs' READMEs' own tools
@@ -56,9 +61,6 @@ test_packages=(
   # reads `fabriclab run --capture`'s pcaps in tests/runner/cli/capture_test.cc
   # (tcp.analysis.retransmission) and the RoCE NAKs in doc/roce.md
   tshark
-  # baseline for the benchmark: PyTorch DDP on the same libtorch; its
-  # torchrun launches `fabriclab train` in tests/trainer/torchrun_test.cc
-  python3-torch
   # a real srun for tests/trainer/srun_test.cc: a one-node slurmctld +
   # slurmd in a network namespace, from a config in a temp dir (auth/none:
   # munge comes as a dependency but is not used); Debian ships no

@@ -46,6 +46,7 @@ fabriclab_schedule(runner_capture_test "." PROCESSORS 2 LOCKS heavy fl_netns led
 fabriclab_schedule(runner_fault_matrix_test "." PROCESSORS 2 LOCKS heavy fl_netns ledger)
 fabriclab_schedule(runner_disk_full_test "." PROCESSORS 2 LOCKS heavy fl_netns ledger)
 fabriclab_schedule(lab_quick_run_test "LabQuickRun|LabLesson" PROCESSORS 2 LOCKS heavy fl_netns ledger)
+fabriclab_schedule(runner_command_workload_test "." PROCESSORS 2 LOCKS heavy fl_netns ledger)
 fabriclab_schedule(runner_bench_allreduce_test "." PROCESSORS 2 LOCKS heavy fl_netns)
 fabriclab_schedule(runner_bench_allreduce_test "BadFlags" LOCKS fl_netns)
 fabriclab_schedule(runner_topo_command_test "." LOCKS fl_netns)

@@ -34,6 +34,7 @@ inline CLI::Validator positive_number(bool zero_ok = false) {
 }
 
 void add_train_command(CLI::App& app);
+void add_job_command(CLI::App& app);  // hidden: one rank of a `command` workload
 void add_run_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_list_command(CLI::App& app);

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   fabriclab::cli::add_run_command(app);
   fabriclab::cli::add_check_command(app);
   fabriclab::cli::add_train_command(app);
+  fabriclab::cli::add_job_command(app);
   fabriclab::cli::add_netem_command(app);
   fabriclab::cli::add_doctor_command(app);
   fabriclab::cli::add_cleanup_command(app);

@@ -13,6 +13,7 @@
 #include "runner/cli/commands.h"
 #include "runner/cli/run_course.h"
 #include "runner/cli/run_preparation.h"
+#include "runner/cli/workload_choice.h"
 #include "runner/host/host_roster.h"
 #include "runner/host/host_run.h"
 #include "runner/lab/lab_definition.h"
@@ -59,6 +60,7 @@ void add_run_command(CLI::App& app) {
     int port = 29400;
     uint64_t seed = 0;
     bool capture = false;
+    std::string workload;
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* cmd =
@@ -74,6 +76,10 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"netem", "userspace", "auto"}))
       ->capture_default_str();
   cmd->add_flag("--quick", flags->quick, "Smaller, faster run (the lab's [quick] settings)");
+  cmd->add_option("--workload", flags->workload,
+                  "ddp: the lab's train workload as the same job in plain PyTorch DDP "
+                  "(trainer/python/ddp_train.py, through the command workload)")
+      ->check(CLI::IsMember({"train", "ddp"}));
   cmd->add_option("--labs", flags->labs_dir, "Folder of labs [default: $FABRICLAB_LABS or ./labs]");
   cmd->add_option("--output", flags->output, "Run directories go below this folder")
       ->capture_default_str();
@@ -150,6 +156,9 @@ void add_run_command(CLI::App& app) {
       if (!flags->scenarios.empty())
         throw InputError("--scenario names one lab's scenarios (expected one lab with it, not '" +
                          flags->lab + "')");
+      if (!flags->workload.empty())
+        throw InputError("--workload replaces one lab's workload (expected one lab with it, not '" +
+                         flags->lab + "')");
       if (!flags->answers.empty())
         throw InputError("--answers is one lab's answers file (expected one lab with it, not '" +
                          flags->lab + "'; each lab reads OUTPUT/NN-answers.toml)");
@@ -167,6 +176,7 @@ void add_run_command(CLI::App& app) {
     options.scenarios = flags->scenarios;
     // Loaded once, here: a bad lab file is exit 2 before anything starts.
     runner::LabDefinition lab = runner::load_lab(lab_file, options.quick);
+    choose_workload(lab, flags->workload);
     require_writable_folder("--output", flags->output);
     take_predictions(lab, flags->answers, flags->output, options);
     if (host_mode) {
@@ -192,8 +202,10 @@ void add_run_command(CLI::App& app) {
     // runs; host mode runs every draw's first choice (the lead's seed is
     // drawn later, on the lead).
     options.seed = seed->count() > 0 ? flags->seed : std::random_device{}();
-    if (!lab.draws.empty())
+    if (!lab.draws.empty()) {
       lab = runner::load_lab(lab_file, options.quick, runner::draw_conditions(lab.draws, *options.seed));
+      choose_workload(lab, flags->workload);
+    }
     // Must come before anything starts a thread (the kernel requires it).
     std::string why;
     const auto mode = runner::enter_rootless_namespace_if_needed(&why);

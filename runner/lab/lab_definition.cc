@@ -1,6 +1,7 @@
 #include "runner/lab/lab_definition.h"
 
 #include <spdlog/fmt/fmt.h>
+#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 #include <unistd.h>
 
@@ -126,6 +127,20 @@ class LabReader {
   std::string path_;
 };
 
+// A command line (ParamKind::kArgv): a non-empty array of non-empty
+// strings, kept as its JSON text.
+std::string argv_param(const LabReader& r, const std::string& key, const toml::node& node) {
+  const toml::array* array = node.as_array();
+  const char* expected = "expected a command line: a non-empty array of strings, e.g. [\"python3\", \"train.py\"]";
+  if (!array || array->empty()) r.fail(&node, key, expected);
+  nlohmann::json argv = nlohmann::json::array();
+  for (const auto& item : *array) {
+    if (!item.is_string() || item.as_string()->get().empty()) r.fail(&item, key, expected);
+    argv.push_back(item.as_string()->get());
+  }
+  return argv.dump();
+}
+
 // One workload parameter, checked against the kind's type, as text.
 std::string param_value(const LabReader& r, const Workload& workload, const std::string& key,
                         const toml::node& node) {
@@ -137,6 +152,7 @@ std::string param_value(const LabReader& r, const Workload& workload, const std:
            "not a parameter of workload '" + std::string(workload.name()) + "' (known: " +
                join(known) + ")");
   }
+  if (kind->second == ParamKind::kArgv) return argv_param(r, key, node);
   if (kind->second == ParamKind::kString) {
     if (!node.is_string()) r.fail(&node, key, "expected a string");
     return node.as_string()->get();

@@ -3,6 +3,8 @@
 //
 //   train            the data-parallel trainer (`fabriclab train`, trainer/)
 //   allreduce        nccl-tests' all_reduce_perf loop alone (allreduce_workload.h)
+//   command          any launcher-aware program, e.g. a PyTorch DDP script
+//                    (command_workload.h)
 //
 // A workload is one file in this folder implementing Workload, plus one line
 // in workload_registry.cc (an explicit table, not self-registration: a
@@ -30,7 +32,9 @@ namespace fabriclab::runner {
 // The type a workload parameter must have in lab.toml. kRank: a rank number,
 // or "seed:LABEL" -- the rank seed_pick(seed, LABEL, ranks) draws for the run
 // (runner/lab/seed_pick.h), resolved when the scenario launches its ranks.
-enum class ParamKind { kInteger, kNumber, kString, kRank };
+// kArgv: a non-empty array of strings (a command line), kept as its JSON
+// text (command_workload.h's argv_of() reads it back).
+enum class ParamKind { kInteger, kNumber, kString, kRank, kArgv };
 
 // A lab's workload as lab.toml states it; params validated against the
 // kind's params() by load_lab() and kept as text ("128", "0.050000").

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "runner/workload/allreduce_workload.h"
+#include "runner/workload/command_workload.h"
 #include "runner/workload/train_workload.h"
 #include "runner/workload/workload.h"
 
@@ -10,7 +11,8 @@ namespace fabriclab::runner {
 namespace {
 
 const std::vector<const Workload*>& entries() {
-  static const std::vector<const Workload*> table = {&train_workload(), &allreduce_workload()};
+  static const std::vector<const Workload*> table = {&train_workload(), &allreduce_workload(),
+                                                    &command_workload()};
   return table;
 }
 

@@ -83,7 +83,7 @@ TEST_F(LabDefinitionTest, QuickCapsAScenariosOwnNumbers) {
 
 TEST_F(LabDefinitionTest, PluginNamesAreCheckedAgainstTheirRegistries) {
   EXPECT_NE(error(std::string("[workload]\nkind = \"sweep\"\n") + kScenario)
-                .find("lab.toml:5: key 'kind': unknown workload 'sweep' (known: train, allreduce)"),
+                .find("lab.toml:5: key 'kind': unknown workload 'sweep' (known: train, allreduce, command)"),
             std::string::npos);
   EXPECT_NE(error(std::string("[workload]\nwidht = 3\n") + kScenario)
                 .find("lab.toml:5: key 'widht': not a parameter of workload 'train'"),
