@@ -31,6 +31,9 @@ std::string unhostable_need(const ScenarioDefinition& s) {
   }
   if (!s.neighbours.empty())
     return "neighbour flows between ranks of the lab's switch (neighbours)";
+  if (s.link_fault)
+    return "a link that fails while the job runs (link_fault): the lab's switch sets its port "
+           "down, and a host's own interface is not the runner's to take down";
   return "";
 }
 

@@ -23,6 +23,7 @@
 #include "runner/report/chart_kind.h"
 #include "runner/report/table_kind.h"
 #include "runner/topology/fabric.h"
+#include "runner/lab/link_fault_spec.h"
 
 namespace fabriclab::runner {
 namespace fs = std::filesystem;
@@ -34,7 +35,7 @@ const std::set<std::string> kScenarioKeys = {"name",    "condition", "links",   
                                              "stall_s", "deadline",  "stall",
                                              "workload",  "baseline", "ranks",
                                              "override", "flow_probe_s", "neighbours",
-                                             "placement"};
+                                             "placement", "link_fault"};
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -684,6 +685,33 @@ ScenarioTables scenario_tables(const LabReader& r, const toml::table& root, int 
   return out;
 }
 
+// `link_fault = "down 2s at step 6"` (link_fault_spec.h) on the scenario's
+// `links`: the far end of each link goes down, so the fabric needs a switch
+// between the ranks (a pair's far end is the other rank's own device, whose
+// routes would go with it), and the links must be named.
+std::optional<LinkFaultSpec> read_link_fault(const LabReader& r, const toml::table& t,
+                                             const ScenarioDefinition& s,
+                                             const FabricDefinition& fabric) {
+  const toml::node* node = t.get("link_fault");
+  if (!node) return std::nullopt;
+  if (!node->is_string()) r.fail(node, "link_fault", "expected a string like \"down 2s at step 6\"");
+  LinkFaultSpec fault;
+  try {
+    fault = parse_link_fault(std::string(**node->as_string()));
+  } catch (const std::invalid_argument& e) {
+    r.fail(node, "link_fault", e.what());
+  }
+  if (draw_fabric(fabric.kind, fabric.ranks).switches.empty())
+    r.fail(node, "link_fault",
+           "a link fault needs a switch between the ranks ([topology] kind \"switch\" or "
+           "\"leaf_spine\"): this fabric has none");
+  if (!t.get("links"))
+    r.fail(node, "link_fault", "name the links that fail with `links` (\"r1\", \"seed:LABEL\")");
+  if (!s.placement.empty())
+    r.fail(node, "link_fault", "a link fault goes with ranks on their own hosts: no placement");
+  return fault;
+}
+
 // Each table as a scenario of `lab`: names unique, link settings only where
 // there are links, and only on links the fabric has.
 void read_scenarios(const LabReader& r, const toml::table& root, const ScenarioTables& tables,
@@ -710,6 +738,7 @@ void read_scenarios(const LabReader& r, const toml::table& root, const ScenarioT
       r.fail(t->get(key) ? t->get(key) : t->get("override"), key, "a 1-rank lab has no link to set");
     }
     check_against_fabric(r, *t, s, lab.fabric);
+    s.link_fault = read_link_fault(r, *t, s, lab.fabric);
     lab.scenarios.push_back(std::move(s));
   }
 }

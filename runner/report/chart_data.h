@@ -59,6 +59,14 @@ struct ScenarioSeries {
   // port's window_max_bytes, the deepest since the sample before), KiB, at
   // seconds since the first step started (negative: before the job began).
   std::vector<std::pair<double, double>> queue_depth_kb;
+  // A link that went down while the job ran (`link_down`/`link_up` events,
+  // runner/scenario/link_fault.h): the steps every rank had completed when
+  // it went down, and how long it stayed down (s; 0 if it never came back).
+  struct LinkFaultMark {
+    double after_step = 0;
+    double down_s = 0;
+  };
+  std::vector<LinkFaultMark> link_faults;
 };
 
 // The series of one scenario's events (step events; start events for the

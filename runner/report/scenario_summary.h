@@ -188,6 +188,18 @@ struct ScenarioResult {
   std::optional<double> queued_ms;
   std::optional<double> cpu_floor_ms;
   std::optional<double> cpu_floor_multiple;  // median_step_ms / cpu_floor_ms
+  // A link that went down mid-job (`link_fault`; result/link_fault_part.cc):
+  // how long it was down, the job's gap around it, from its return to the
+  // next step, and the retransmission timers (tcp_sockets.h) from its going
+  // down until TCP recovered; absent from JSON where no link went down.
+  std::optional<double> flap_s;
+  std::optional<double> stall_s;
+  std::optional<double> recovery_s;
+  std::optional<std::int64_t> max_backoff;
+  std::optional<std::int64_t> max_timeouts;
+  std::optional<double> max_rto_ms;
+  std::optional<double> rto_before_ms;
+  std::optional<double> tcp_recovered_s;
 };
 
 // A scenario as the report shows it: what run.json says about it plus the

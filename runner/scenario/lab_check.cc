@@ -9,6 +9,7 @@
 
 #include "common/file_text.h"
 #include "common/ping_output.h"
+#include "runner/topology/netns_links.h"
 #include "common/program_on_path.h"
 #include "common/temp_dir.h"
 #include "runner/cast/console.h"
@@ -117,7 +118,8 @@ double least_rtt_ms(const LinkPlan& plan, int from, int to) {
 class ScenarioCheck {
  public:
   ScenarioCheck(const ScenarioDefinition& s, LabNetworkUp& up, Console& console, uint64_t seed)
-      : s_(s), up_(up), console_(console), plan_(plan_links(s, seed, up.network().world_size())) {}
+      : s_(s), up_(up), console_(console), seed_(seed),
+        plan_(plan_links(s, seed, up.network().world_size())) {}
 
   // True when everything applied, read back and carried traffic; the
   // scenario's settings are removed when it returns.
@@ -157,6 +159,12 @@ class ScenarioCheck {
       traffic += fmt::format("{}r{}->r{} {}/{} rtt {:.1f} ms", traffic.empty() ? "" : ", ", r.from,
                              r.to, r.received, kPings, r.avg_rtt_ms);
     }
+    if (s_.link_fault) {
+      std::string why;
+      const std::string fault = check_link_fault(tmp, &why);
+      if (fault.empty()) return fail(why);
+      traffic += "; " + fault;
+    }
     if ((s_.flow_probe_s > 0 || !s_.neighbours.empty()) && !program_on_path("iperf3"))
       return fail("its flows run iperf3, which is not installed (apt install iperf3)");
     if (traffic.empty()) traffic = "one rank: no path to send over";
@@ -167,6 +175,52 @@ class ScenarioCheck {
   }
 
  private:
+  // The link fault once, without a job: its links' far ends down, a ping
+  // from its first rank must get no reply; up again, it must. Returns what
+  // it saw, or "" with `why`. The links are up again on every path out.
+  std::string check_link_fault(const TempDir& tmp, std::string* why) {
+    const auto refuse = [why](std::string reason) {
+      *why = std::move(reason);
+      return std::string();
+    };
+    const int world = up_.network().world_size();
+    const std::vector<int> ranks = resolve_link_words(s_.links, seed_, world);
+    const std::vector<LinkFarEnd> ends = up_.network().link_far_ends(ranks);
+    if (ends.empty() || world < 2) return refuse("link_fault: no link of this lab to take down");
+    const int from = ranks.front(), to = (ranks.front() + 1) % world;
+    std::vector<std::unique_ptr<NetnsLinks>> sockets;
+    for (const LinkFarEnd& end : ends)
+      sockets.push_back(std::make_unique<NetnsLinks>(end.netns_fd, end.netns));
+    struct Restore {
+      std::vector<std::unique_ptr<NetnsLinks>>& sockets;
+      const std::vector<LinkFarEnd>& ends;
+      ~Restore() {
+        for (size_t i = 0; i < ends.size(); ++i) {
+          try {
+            sockets[i]->set_up(ends[i].device);  // already up: the kernel accepts it again
+          } catch (const std::exception& e) {
+            spdlog::warn("check: {}", e.what());
+          }
+        }
+      }
+    } restore{sockets, ends};
+    try {
+      for (size_t i = 0; i < ends.size(); ++i) sockets[i]->set_down(ends[i].device);
+    } catch (const std::exception& e) {
+      return refuse(std::string("link_fault: could not take the link down: ") + e.what());
+    }
+    const PingResult down = ping(up_.network(), from, to, tmp);
+    if (down.received > 0)
+      return refuse(fmt::format("link_fault: r{} to r{} still answered with its link down", from, to));
+    for (size_t i = 0; i < ends.size(); ++i) sockets[i]->set_up(ends[i].device);
+    const PingResult back = ping(up_.network(), from, to, tmp);
+    if (back.received == 0)
+      return refuse(fmt::format("link_fault: no reply from r{} to r{} after the link came back: {}",
+                                from, to, back.output));
+    return fmt::format("link down: r{}->r{} 0/{}, up again: {}/{}", from, to, kPings,
+                       back.received, kPings);
+  }
+
   bool fail(const std::string& why) {
     console_.print(fmt::format("  {:<18} FAILED  {}\n", s_.name, why));
     return false;
@@ -175,6 +229,7 @@ class ScenarioCheck {
   const ScenarioDefinition& s_;
   LabNetworkUp& up_;
   Console& console_;
+  uint64_t seed_;
   LinkPlan plan_;
 };
 

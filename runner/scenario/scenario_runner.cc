@@ -25,6 +25,7 @@
 #include "runner/scenario/counter_sample.h"
 #include "runner/scenario/flow_probe.h"
 #include "runner/scenario/job_places.h"
+#include "runner/scenario/link_fault.h"
 #include "runner/scenario/live_line.h"
 #include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/neighbour_flow.h"
@@ -91,6 +92,7 @@ class ScenarioRun {
       start_capture();
       baseline_ = read_counter_sample(network_, drops_of(settings_), sample_of(settings_));
       if (!c_.rdma_device.empty()) rdma_before_ = rdma::read_rdma_counters(c_.rdma_device);
+      prepare_link_fault();
       launch_ranks();
       fault_point("ranks_launched");
       start_neighbours();
@@ -108,6 +110,7 @@ class ScenarioRun {
     }
     stop_ranks();
     fault_point("ranks_stopped");
+    finish_link_fault();
     stop_neighbours();
     collect_events();  // what the ranks wrote before they stopped
     sample_counters();
@@ -258,6 +261,61 @@ class ScenarioRun {
     neighbours_.reset();
   }
 
+  // The scenario's `link_fault` (link_fault.h), on the far ends of its
+  // links' ranks (seed: words drawn with the run's seed, as the settings').
+  void prepare_link_fault() {
+    if (!s_.link_fault) return;
+    std::map<std::string, int> picks;
+    const std::vector<int> ranks = resolve_link_words(s_.links, c_.seed, network_.world_size(), &picks);
+    for (const auto& [label, rank] : picks) outcome_.link_picks[label] = "r" + std::to_string(rank);
+    std::vector<LinkFarEnd> ends = network_.link_far_ends(ranks);
+    if (ends.empty()) throw std::runtime_error("link_fault: this runner owns none of its links");
+    std::vector<int> namespaces;
+    for (const LocalRank& local : network_.local_ranks()) namespaces.push_back(local.netns_fd);
+    c_.console->print(fmt::format("   link fault \"{}\" on {} link{}\n",
+                                  print_link_fault(*s_.link_fault), ends.size(),
+                                  ends.size() == 1 ? "" : "s"));
+    link_fault_ = std::make_unique<LinkFault>(*s_.link_fault, std::move(ends), std::move(namespaces));
+  }
+
+  void poll_link_fault() {
+    if (!link_fault_) return;
+    int64_t ahead = 0;
+    for (const RankState& st : states_) ahead = std::max(ahead, st.last_step);
+    for (LinkFault::Event& e : link_fault_->poll(Clock::now(), steps_done(), ahead)) {
+      say_link_fault(e);
+      add_event(e.kind, std::move(e.fields));
+    }
+  }
+
+  // On the terminal and as a chapter of the cast (the replay page's
+  // timeline): when the link went down and came back -- not which link
+  // (a seed-drawn rank is the student's to find; metrics.jsonl says).
+  void say_link_fault(const LinkFault::Event& e) {
+    if (e.kind == "link_down") {
+      c_.console->clear_status();
+      c_.console->print(fmt::format("   link down after step {}\n", e.fields.value("steps_done", 0)));
+      c_.console->marker(s_.name + ": link down");
+    } else if (e.kind == "link_up") {
+      c_.console->clear_status();
+      c_.console->print(fmt::format("   link up after {:.1f} s down\n", e.fields.value("down_s", 0.0)));
+      c_.console->marker(s_.name + ": link up");
+    }
+  }
+
+  void finish_link_fault() {
+    if (!link_fault_) return;
+    try {
+      for (LinkFault::Event& e : link_fault_->finish()) {
+        say_link_fault(e);
+        add_event(e.kind, std::move(e.fields));
+      }
+    } catch (const std::exception& e) {
+      spdlog::warn("scenario {}: {}", s_.name, e.what());
+    }
+    link_fault_.reset();
+  }
+
   // In reverse order of application.
   void remove_link_settings() {
     while (!settings_.empty()) settings_.pop_back();
@@ -319,8 +377,11 @@ class ScenarioRun {
     Watchdog watchdog(s_.stall_s, s_.deadline_s, start);
     auto last_counters = start;
     while (true) {
-      std::this_thread::sleep_for(kPollInterval);
+      // A link fault's change falls between two polls: wake for it.
+      const auto fault_due = link_fault_ ? link_fault_->due_in(Clock::now()) : kPollInterval;
+      std::this_thread::sleep_for(std::min<Clock::duration>(kPollInterval, fault_due));
       collect_events();
+      poll_link_fault();
       if (Clock::now() - last_counters >= kCounterInterval) {
         sample_counters();
         last_counters = Clock::now();
@@ -476,6 +537,7 @@ class ScenarioRun {
   std::vector<std::unique_ptr<AppliedLinkSetting>> settings_;
   std::vector<Process> ranks_;
   std::unique_ptr<NeighbourFlows> neighbours_;
+  std::unique_ptr<LinkFault> link_fault_;
   std::vector<RankState> states_;
   CounterSample baseline_;  // when the ranks were launched
   rdma::RdmaCounters rdma_before_;  // the RDMA device's, at the same moment

@@ -43,6 +43,9 @@ int on_message(const nlmsghdr* header, void* data) {
                 std::min<size_t>(mnl_attr_get_payload_len(attr), sizeof(info)));
     c.rtt_ms = info.tcpi_rtt / 1000.0;
     c.total_retrans = info.tcpi_total_retrans;
+    c.rto_ms = info.tcpi_rto / 1000.0;
+    c.backoff = info.tcpi_backoff;
+    c.retransmits = info.tcpi_retransmits;
   });
   out->push_back(c);
   return MNL_CB_OK;

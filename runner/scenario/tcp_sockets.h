@@ -27,6 +27,12 @@ struct TcpConnection {
   uint16_t remote_port = 0;
   double rtt_ms = 0;  // tcpi_rtt: the smoothed round trip
   uint32_t total_retrans = 0;  // tcpi_total_retrans: segments retransmitted
+  // The retransmission timer now: its timeout (tcpi_rto), how many times it
+  // has doubled since the last ACK that moved (tcpi_backoff), and the
+  // timeouts in a row without one (tcpi_retransmits) -- 0 on a healthy link.
+  double rto_ms = 0;
+  uint32_t backoff = 0;
+  uint32_t retransmits = 0;
 };
 
 std::vector<TcpConnection> read_tcp_connections(int netns_fd);

@@ -75,4 +75,17 @@ std::optional<SwitchPlace> NamespaceNetwork::switch_place() const {
   return place;
 }
 
+// A rank's link is the Link whose `a` side is in its namespace; `b` is the
+// switch's port (a pair's `b` is the other rank: load_lab() refuses a fault there).
+std::vector<LinkFarEnd> NamespaceNetwork::link_far_ends(const std::vector<int>& ranks) const {
+  std::vector<LinkFarEnd> ends;
+  for (int rank : ranks) {
+    for (const Link& link : topology_.links()) {
+      if (link.a.netns == topology_.rank(rank).netns)
+        ends.push_back({link.name, link.b.netns_fd, link.b.netns, link.b.device});
+    }
+  }
+  return ends;
+}
+
 }  // namespace fabriclab::runner

@@ -53,6 +53,15 @@ struct CounterSource {
   bool uplink = false;  // a link between two routers ("tor0-spine1"), not a host's
 };
 
+// The end of a rank's link away from the rank: the switch's port toward it
+// (a `link_fault` sets it down, runner/scenario/link_fault.h).
+struct LinkFarEnd {
+  std::string link;    // "r1-sw"
+  int netns_fd = -1;
+  std::string netns;   // "fl-3fa2c1-sw"
+  std::string device;  // "port-r1"
+};
+
 struct SwitchPlace {
   int netns_fd = -1;
   std::string netns;                        // "fl-3fa2c1-sw"
@@ -78,6 +87,11 @@ class LabNetwork {
   // address, by rank. Null where there is none this runner owns (a pair, a
   // single rank, host mode).
   virtual std::optional<SwitchPlace> switch_place() const { return std::nullopt; }
+  // The far ends of the links of `ranks` this runner owns; empty where it
+  // owns none (host mode: a host's interface is not ours to take down).
+  virtual std::vector<LinkFarEnd> link_far_ends(const std::vector<int>& /*ranks*/) const {
+    return {};
+  }
 };
 
 // The namespaces of a Topology: every rank local, rank i in fl-<id>-r<i>.
@@ -91,6 +105,7 @@ class NamespaceNetwork : public LabNetwork {
                                                 netem::Direction direction) const override;
   std::vector<CounterSource> counter_sources() const override;
   std::optional<SwitchPlace> switch_place() const override;
+  std::vector<LinkFarEnd> link_far_ends(const std::vector<int>& ranks) const override;
 
  private:
   const Topology& topology_;

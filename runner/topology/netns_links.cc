@@ -129,6 +129,17 @@ void NetnsLinks::set_up(const std::string& device) {
   if (int err = transact(request)) fail("set " + device + " up", err);
 }
 
+void NetnsLinks::set_down(const std::string& device) {
+  int index = link_index(device);
+  if (index == 0) fail("set " + device + " down", ENODEV);
+  std::vector<char> buffer;
+  nlmsghdr* request = start_request(buffer, RTM_NEWLINK, 0);
+  ifinfomsg* info = put_ifinfo(request, index);
+  info->ifi_change = IFF_UP;
+  info->ifi_flags = 0;
+  if (int err = transact(request)) fail("set " + device + " down", err);
+}
+
 void NetnsLinks::set_gso_max_segs(const std::string& device, uint32_t segments) {
   int index = link_index(device);
   if (index == 0) fail("set gso_max_segs of " + device, ENODEV);

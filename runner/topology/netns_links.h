@@ -39,6 +39,9 @@ class NetnsLinks {
   void set_master(const std::string& device, const std::string& master);
   // Sets IFF_UP on `device`.
   void set_up(const std::string& device);
+  // Clears IFF_UP on `device` (a link fault: runner/scenario/link_fault.h);
+  // its veth peer loses its carrier.
+  void set_down(const std::string& device);
   // At most `segments` MTU-sized segments per packet the stack hands the
   // device (IFLA_GSO_MAX_SEGS; 1 = the stack segments everything itself, so
   // every packet on the link is one wire frame).

@@ -94,6 +94,14 @@ const std::vector<LabCase>& lab_cases() {
     // is the clean one (its ratios to tail-2 and clean-16 move), it has no
     // slowest-of-16 figure or prediction (which-model: neither).
     {"10", {{{"tail-16", "clean-16"}, {"clean-16", "tail-16"}}}},
+    // flap-2s holds clean's run, flap-3s flap-2s's, clean flap-3s's:
+    // flap-2s has no link fault (no stall to predict, no recovery_s;
+    // why-longer: "none"), flap-3s backed off four times (backoff-3s 3 ->
+    // 4); another seed, another rank.
+    {"13",
+     {{{"flap-2s", "clean"},
+       {"flap-3s", "flap-2s"},
+       {"clean", "flap-3s"}}}},
 };
   return cases;
 }

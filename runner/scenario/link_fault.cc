@@ -1,0 +1,178 @@
+#include "runner/scenario/link_fault.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "runner/scenario/tcp_sockets.h"
+#include "runner/topology/netns_links.h"
+
+namespace fabriclab::runner {
+namespace {
+
+// After the link is back, how long to wait for TCP to recover before the
+// summary is written without it.
+constexpr auto kLongestRecovery = std::chrono::seconds(60);
+
+double seconds_between(LinkFault::Clock::time_point a, LinkFault::Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// A connection between two lab ranks (not loopback).
+bool between_ranks(const TcpConnection& c) {
+  return c.local != c.remote && c.remote.rfind("127.", 0) != 0;
+}
+
+}  // namespace
+
+LinkFault::LinkFault(const LinkFaultSpec& spec, std::vector<LinkFarEnd> ends,
+                     std::vector<int> rank_netns)
+    : spec_(spec), ends_(std::move(ends)), rank_netns_(std::move(rank_netns)) {
+  for (const LinkFarEnd& end : ends_)
+    sockets_.push_back(std::make_unique<NetnsLinks>(end.netns_fd, end.netns));
+}
+
+LinkFault::~LinkFault() {
+  if (phase_ != Phase::kDown) return;
+  try {
+    set_links(true);
+  } catch (const std::exception& e) {
+    spdlog::warn("link fault: could not set the links up again: {}", e.what());
+  }
+}
+
+void LinkFault::set_links(bool up) {
+  for (size_t i = 0; i < ends_.size(); ++i) {
+    if (up)
+      sockets_[i]->set_up(ends_[i].device);
+    else
+      sockets_[i]->set_down(ends_[i].device);
+  }
+}
+
+nlohmann::json LinkFault::links_json() const {
+  nlohmann::json links = nlohmann::json::array();
+  for (const LinkFarEnd& end : ends_) links.push_back(end.link);
+  return links;
+}
+
+void LinkFault::sample_tcp(Clock::time_point now) {
+  uint32_t backoff = 0, timeouts = 0;
+  double rto_ms = 0;
+  bool any = false;
+  for (int netns : rank_netns_) {
+    std::vector<TcpConnection> connections;
+    try {
+      connections = read_tcp_connections(netns);
+    } catch (const std::exception& e) {
+      spdlog::debug("link fault: {}", e.what());  // counters are for the report only
+      continue;
+    }
+    for (const TcpConnection& c : connections) {
+      if (!between_ranks(c)) continue;
+      any = true;
+      backoff = std::max(backoff, c.backoff);
+      timeouts = std::max(timeouts, c.retransmits);
+      rto_ms = std::max(rto_ms, c.rto_ms);
+    }
+  }
+  if (phase_ == Phase::kWaiting) {
+    if (any) rto_before_ms_ = rto_ms;
+    return;
+  }
+  max_backoff_ = std::max(max_backoff_, backoff);
+  max_timeouts_ = std::max(max_timeouts_, timeouts);
+  max_rto_ms_ = std::max(max_rto_ms_, rto_ms);
+  const double since_down = seconds_between(down_at_, now);
+  if (trace_.empty() || trace_.back()[1] != backoff || trace_.back()[2] != rto_ms)
+    trace_.push_back({since_down, backoff, rto_ms});
+  if (phase_ == Phase::kWatchingTcp && backoff == 0 && timeouts == 0)
+    recovered_after_up_s_ = seconds_between(up_at_, now);
+}
+
+LinkFault::Event LinkFault::backoff_event() const {
+  nlohmann::json recovered = nullptr;
+  if (recovered_after_up_s_) recovered = *recovered_after_up_s_;
+  return {"tcp_backoff",
+          {{"links", links_json()},
+           {"rto_before_ms", rto_before_ms_},
+           {"max_backoff", max_backoff_},
+           {"max_timeouts", max_timeouts_},
+           {"max_rto_ms", max_rto_ms_},
+           {"recovered_after_up_s", recovered},
+           {"trace", trace_}}};
+}
+
+std::vector<LinkFault::Event> LinkFault::poll(Clock::time_point now, int64_t steps_done,
+                                              int64_t any_rank_steps) {
+  std::vector<Event> events;
+  if (!first_step_at_ && any_rank_steps >= 1) first_step_at_ = now;
+  switch (phase_) {
+    case Phase::kWaiting: {
+      sample_tcp(now);
+      const bool due = spec_.at_step > 0
+                           ? steps_done >= spec_.at_step
+                           : first_step_at_ && seconds_between(*first_step_at_, now) >= spec_.at_s;
+      if (!due) break;
+      set_links(false);
+      phase_ = Phase::kDown;
+      down_at_ = now;
+      spdlog::info("link fault: {} down", links_json().dump());
+      events.push_back({"link_down",
+                        {{"links", links_json()},
+                         {"planned_down_s", spec_.down_s},
+                         {"fault", print_link_fault(spec_)},
+                         {"steps_done", steps_done}}});
+      sample_tcp(now);
+      break;
+    }
+    case Phase::kDown:
+      sample_tcp(now);
+      if (seconds_between(down_at_, now) < spec_.down_s) break;
+      set_links(true);
+      up_at_ = Clock::now();
+      phase_ = Phase::kWatchingTcp;
+      events.push_back({"link_up",
+                        {{"links", links_json()},
+                         {"down_s", seconds_between(down_at_, up_at_)},
+                         {"steps_done", steps_done}}});
+      break;
+    case Phase::kWatchingTcp:
+      sample_tcp(now);
+      if (recovered_after_up_s_ || now - up_at_ > kLongestRecovery) {
+        events.push_back(backoff_event());
+        phase_ = Phase::kDone;
+      }
+      break;
+    case Phase::kDone:
+      break;
+  }
+  return events;
+}
+
+LinkFault::Clock::duration LinkFault::due_in(Clock::time_point now) const {
+  if (phase_ != Phase::kDown) return Clock::duration::max();
+  const auto up_due = down_at_ + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(spec_.down_s));
+  return std::max(Clock::duration::zero(), up_due - now);
+}
+
+std::vector<LinkFault::Event> LinkFault::finish() {
+  std::vector<Event> events;
+  if (phase_ == Phase::kDown) {
+    set_links(true);
+    up_at_ = Clock::now();
+    events.push_back({"link_up",
+                      {{"links", links_json()},
+                       {"down_s", seconds_between(down_at_, up_at_)},
+                       {"cut_short", true}}});
+    phase_ = Phase::kWatchingTcp;
+  }
+  if (phase_ == Phase::kWatchingTcp) {
+    events.push_back(backoff_event());
+    phase_ = Phase::kDone;
+  }
+  return events;
+}
+
+}  // namespace fabriclab::runner

@@ -1,0 +1,52 @@
+// link_fault's words (runner/lab/link_fault_spec.h): what a lab author writes
+// and what is refused.
+#include "runner/lab/link_fault_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace fabriclab::runner {
+namespace {
+
+TEST(LinkFaultSpec, ReadsADownTimeAtAStep) {
+  const LinkFaultSpec fault = parse_link_fault("down 2s at step 6");
+  EXPECT_DOUBLE_EQ(fault.down_s, 2.0);
+  EXPECT_EQ(fault.at_step, 6);
+  EXPECT_DOUBLE_EQ(fault.at_s, 0.0);
+}
+
+TEST(LinkFaultSpec, ReadsMillisecondsAndATime) {
+  const LinkFaultSpec fault = parse_link_fault("down 1500ms at 10s");
+  EXPECT_DOUBLE_EQ(fault.down_s, 1.5);
+  EXPECT_EQ(fault.at_step, 0);
+  EXPECT_DOUBLE_EQ(fault.at_s, 10.0);
+  EXPECT_DOUBLE_EQ(parse_link_fault("down 0.5s at 250ms").at_s, 0.25);
+}
+
+TEST(LinkFaultSpec, PrintsWordsThatReadBackTheSame) {
+  for (const char* words : {"down 2s at step 6", "down 1500ms at 10s", "down 0.1s at 0s"}) {
+    const LinkFaultSpec fault = parse_link_fault(words);
+    const LinkFaultSpec again = parse_link_fault(print_link_fault(fault));
+    EXPECT_DOUBLE_EQ(again.down_s, fault.down_s) << words;
+    EXPECT_EQ(again.at_step, fault.at_step) << words;
+    EXPECT_DOUBLE_EQ(again.at_s, fault.at_s) << words;
+  }
+}
+
+TEST(LinkFaultSpec, RefusesOtherWords) {
+  for (const char* words : {"", "flap 2s at step 6", "down 2 at step 6", "down 2s", "down 2s at step",
+                            "down 2s at step 0", "down -1s at step 3", "down 2s at step 3 extra"}) {
+    EXPECT_THROW(parse_link_fault(words), std::invalid_argument) << words;
+  }
+}
+
+TEST(LinkFaultSpec, RefusesADownTimeThatIsNoFlap) {
+  EXPECT_THROW(parse_link_fault("down 50ms at step 3"), std::invalid_argument);
+  EXPECT_THROW(parse_link_fault("down 61s at step 3"), std::invalid_argument);
+  EXPECT_NO_THROW(parse_link_fault("down 100ms at step 3"));
+  EXPECT_NO_THROW(parse_link_fault("down 60s at step 3"));
+}
+
+}  // namespace
+}  // namespace fabriclab::runner
