@@ -120,7 +120,11 @@ check(len(judged) == 2 and all(c.get("outcome") == "held" for c in judged),
       f"lesson: {len(judged)} checks judged, held {lesson.get('held')}")
 sys.exit(bad)
 EOF
-  "$fab" grade 14 --labs "$labs" --recording "$run" --json > /tmp/grade.json 2>/tmp/grade.err
+  # A student's file with the prediction alone: the rest grade as not
+  # answered (exit 1); exit 2 would be a recording grade cannot read.
+  printf 'predict-resent-per-lost = 40\n' > /tmp/grade-answers.toml
+  "$fab" grade 14 --labs "$labs" --recording "$run" --answers /tmp/grade-answers.toml --json \
+    > /tmp/grade.json 2>/tmp/grade.err
   g=$?
   [ "$g" = 0 ] || [ "$g" = 1 ] && ok "fabriclab grade 14 read the quick recording (exit $g)" ||
     { fail "fabriclab grade 14: exit $g"; cat /tmp/grade.err; }
