@@ -48,4 +48,15 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-torch")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "iproute2, iputils-ping, iperf3, gnuplot-nox, traceroute, dataset-fashion-mnist, libopenblas0-openmp")
+# RoCE (issue 35, doc/roce.md; lab 14): libibverbs itself is linked (the
+# shlibdeps above bring libibverbs1), but the SoftRoCE provider it loads at
+# run time, librxe-rdmav34.so, is ibverbs-providers'; rdma-core has the
+# udev rules and module settings of an installed RDMA stack; ibverbs-utils
+# has ibv_devinfo, which lab 14's README reads the device with. The `rdma`
+# tool is iproute2's (above). Recommended, not required: only RoCE labs need
+# them, and only in host mode on a kernel with rdma_rxe. perftest
+# (ib_write_bw, a RoCE flow by hand) and tshark (reading a RoCE capture,
+# doc/roce.md) are suggestions.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "ibverbs-providers, rdma-core, ibverbs-utils")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "perftest, tshark")
 include(CPack)

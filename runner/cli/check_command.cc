@@ -7,6 +7,7 @@
 #include "common/input_error.h"
 #include "netem/impairment.h"
 #include "runner/cli/commands.h"
+#include "runner/cli/roce_lab_check.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/lab/lab_selection.h"
 #include "runner/scenario/host_preflight.h"
@@ -59,6 +60,11 @@ void add_check_command(CLI::App& app) {
     runner::enter_rootless_namespace_if_needed(&why);  // before any thread starts
     int code = 0;
     for (const std::string& file : files) {
+      const runner::LabDefinition lab = runner::load_lab(file, flags->quick);
+      if (runs_over_roce(lab)) {
+        if (check_roce_lab(lab, std::cout) != 0) code = 1;
+        continue;
+      }
       runner::LabCheckOptions options{file, flags->scenarios,
                                       netem::parse_backend_kind(flags->backend), flags->quick};
       try {

@@ -173,6 +173,12 @@ Value evaluate_recording_path(const std::string& text, const LabDefinition& lab,
     }
     return number_or_null(field, text);
   }
+  if (path.what == "rdma") {  // null when nothing was lost (resent_per_lost)
+    if (!scenario->rdma.is_object() || !scenario->rdma.contains(path.field))
+      throw DeriveError("your recording's scenario '" + name + "' has no rdma." + path.field +
+                        " (it ran no RoCE workload)");
+    return number_or_null(scenario->rdma[path.field], text);
+  }
   if (path.what == "sync_s") {
     const json per_param = scenario->result.is_object()
                                ? scenario->result.value("wire_bytes_per_param", json())

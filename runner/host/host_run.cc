@@ -28,6 +28,7 @@
 #include "runner/link/link_setting.h"
 #include "runner/process/stop_signals.h"
 #include "runner/rdma/rxe_device.h"
+#include "runner/rdma/softroce_support.h"
 #include "runner/scenario/run_recorder.h"
 #include "runner/scenario/measured_limits.h"
 #include "runner/scenario/scenario_runner.h"
@@ -137,6 +138,7 @@ class HostLabRun {
   }
 
   int run() {
+    refuse_roce_without_softroce();
     prepare_this_host();
     // The ledger is this machine's (its own id: several runners may share a
     // machine in tests); the run id in the recording is the lead's.
@@ -178,6 +180,17 @@ class HostLabRun {
  private:
   // Signals, then what earlier runs left on this machine: their namespaces
   // and processes, and their impairment on --iface.
+  // Before anything is built or joined: a RoCE lab on a kernel without
+  // rdma_rxe would fail at `rdma link add`, after the other hosts joined.
+  void refuse_roce_without_softroce() const {
+    if (!needs_roce(scenarios_)) return;
+    const rdma::SoftRoceSupport rxe = rdma::softroce_support();
+    if (rxe.available) return;
+    throw std::runtime_error("lab " + lab_.id + " cannot run on this host: its allreduce runs over "
+                             "RoCE (transport = \"roce\") and this kernel has no SoftRoCE (" +
+                             rxe.said + "); " + rdma::roce_needs(lab_.id));
+  }
+
   void prepare_this_host() {
     StopSignals::install();
     clean_stale_runs_and_warn();

@@ -16,6 +16,10 @@ const std::set<std::string> kStartFields = {"world_size", "width", "params", "gr
 const std::set<std::string> kFinalFields = {"steps",      "wall_s",   "samples_per_s",
                                             "final_loss", "accuracy", "comm_ms_total",
                                             "avg_busbw",  "wrong"};
+// run.json's scenario `rdma`: a RoCE run's rxe counters (recordings/FORMAT.md).
+const std::set<std::string> kRdmaFields = {"sent_pkts",    "rcvd_pkts",   "lost_pkts",
+                                           "naks",         "ack_timeouts", "resent_pkts",
+                                           "resent_per_lost"};
 
 std::string join(const std::set<std::string>& words) {
   std::string out;
@@ -85,6 +89,7 @@ RecordingPath parse_recording_path(const std::string& text) {
   static const std::regex kScenario(R"(scenario\.([a-z0-9_-]+)\.(.*))");
   static const std::regex kEval(R"(eval\.([a-z0-9_]+)@step=([0-9]+))");
   static const std::regex kEvent(R"((start|final|result)\.([a-z0-9_]+))");
+  static const std::regex kRdma(R"(rdma\.([a-z0-9_]+))");
   static const std::regex kSync(
       R"(sync_s@params=([0-9.]+(?:e[0-9]+)?),dtype=(fp32|bf16),gbps=([0-9.]+),nics=([0-9]+))");
   static const std::regex kCost(R"((idle_s_per_gpu_hour|extra_ms|steps_per_hour|stall_ms))");
@@ -146,6 +151,12 @@ RecordingPath parse_recording_path(const std::string& text) {
     path.usd_per_gpu_hour = std::stod(m[3]);
     if (path.gpus <= 0 || path.usd_per_gpu_hour <= 0)
       throw std::invalid_argument(path.field + "@...: gpus and usd must be above 0");
+  } else if (std::regex_match(rest, m, kRdma)) {  // run.json's `rdma` (rdma_summary.h)
+    if (path.scenario.empty())
+      throw std::invalid_argument("'rdma.' needs scenario.NAME. before it");
+    path.what = "rdma";
+    path.field = m[1];
+    require_field(kRdmaFields, path.field, "rdma");
   } else if (std::regex_match(rest, m, kEvent)) {
     path.what = m[1];
     path.field = m[2];
@@ -161,7 +172,7 @@ RecordingPath parse_recording_path(const std::string& text) {
         "recording value '" + text +
         "' is not in the vocabulary (scenario.NAME.result.FIELD, scenario.NAME.status, "
         "scenario.NAME.steps_completed, [scenario.NAME.]eval.FIELD@step=N, "
-        "[scenario.NAME.]start.FIELD, [scenario.NAME.]final.FIELD, "
+        "[scenario.NAME.]start.FIELD, [scenario.NAME.]final.FIELD, scenario.NAME.rdma.FIELD, "
         "scenarios.ordered_by.result.FIELD, sweep.NAME.result.FIELD@reaches=L, "
         "[scenario.NAME.]sync_s@params=P,dtype=fp32|bf16,gbps=G,nics=K, "
         "[scenario.NAME.]idle_s_per_gpu_hour|extra_ms|steps_per_hour|stall_ms, "

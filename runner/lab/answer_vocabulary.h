@@ -12,6 +12,9 @@
 //     [scenario.NAME.]eval.FIELD@step=N   number: rank 0's eval after step N
 //     [scenario.NAME.]start.FIELD     number: rank 0's start event (params, grad_bytes...)
 //     [scenario.NAME.]final.FIELD     number: rank 0's final event
+//     scenario.NAME.rdma.FIELD        number or null: run.json's `rdma` of a RoCE
+//                                     scenario (sent_pkts, lost_pkts, naks,
+//                                     resent_pkts, resent_per_lost...)
 //     scenarios.ordered_by.result.FIELD   list: scenario names, ascending (nulls last)
 //     [scenario.NAME.]sync_s@params=P,dtype=fp32|bf16,gbps=G,nics=K
 //                                     number: seconds one sync of a P-parameter
@@ -85,7 +88,7 @@ using ScenarioNames = std::vector<std::string>;
 // A recording path taken apart.
 struct RecordingPath {
   std::string scenario;  // empty: the lab's first scenario
-  std::string what;  // result | status | steps_completed | eval | start | final | ordered_by | sync_s
+  std::string what;  // result | rdma | status | steps_completed | eval | start | final | ordered_by | sync_s
                      // | cost | reaches | conditions (field: the draw's name)
   std::string field;
   long step = 0;

@@ -153,7 +153,8 @@ class SweepReader {
 
 const std::set<std::string> kSweepKeys = {"name",      "values",   "unit",
                                           "condition", "links",    "deadline_s",
-                                          "stall_s",   "baseline", "flow_probe_s"};
+                                          "stall_s",   "baseline", "flow_probe_s",
+                                          "workload"};
 
 }  // namespace
 
@@ -209,7 +210,9 @@ std::vector<SweepPoint> expand_sweeps(const std::string& path, const toml::table
       s.insert("name", sweep_scenario_name(name, v));
       s.insert("condition",
                condition.empty() ? sweep_value_text(v) + unit : SweepReader::fill(condition, v));
-      for (const char* key : {"links", "deadline_s", "stall_s", "flow_probe_s"})
+      // `workload`: every point runs it (a scenario's own workload, checked
+      // there); the baseline point too, so the slowdowns compare one job.
+      for (const char* key : {"links", "deadline_s", "stall_s", "flow_probe_s", "workload"})
         if (const toml::node* copy = t.get(key))
           copy->visit([&](const auto& n) { s.insert(key, n); });
       s.insert("baseline", baseline);

@@ -126,7 +126,7 @@ const std::map<std::string, Kind> kScenarioFields = {
     {"steps_completed", Kind::kInteger}, {"link_picks", Kind::kObject},
     {"workload", Kind::kObject},      {"baseline", Kind::kStringOrNull},
     {"ranks", Kind::kInteger},        {"sweep", Kind::kObject},
-    {"placement", Kind::kArray}};
+    {"placement", Kind::kArray},      {"rdma", Kind::kObject}};
 
 RecordedScenario scenario_of(const json& entry, const ManifestPlace& where, size_t index) {
   const std::string i = std::to_string(index);
@@ -154,6 +154,7 @@ RecordedScenario scenario_of(const json& entry, const ManifestPlace& where, size
     throw where.at({"scenarios", i, "result"},
                    "scenario '" + scenario.name + "': field 'result': expected an object");
   }
+  scenario.rdma = entry.contains("rdma") ? entry["rdma"] : json();
   scenario.ranks = long_field(entry, "ranks");
   if (entry.contains("baseline")) {
     const json& baseline = entry["baseline"];

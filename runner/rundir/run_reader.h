@@ -55,6 +55,7 @@ struct RecordedScenario {
   long steps_planned = 0;                // 0 when absent
   long steps_completed = 0;              // 0 when absent
   nlohmann::json result;                 // the summary row; null when absent
+  nlohmann::json rdma;                   // a RoCE scenario's rxe counters; null when absent
   // What its slowdown is measured against: nullopt when run.json does not
   // say (older recordings: "clean"), "" for none.
   std::optional<std::string> baseline;

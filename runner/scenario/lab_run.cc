@@ -14,6 +14,7 @@
 #include "runner/ledger/run_id.h"
 #include "runner/link/link_setting.h"
 #include "runner/process/stop_signals.h"
+#include "runner/rdma/softroce_support.h"
 #include "runner/scenario/host_preflight.h"
 #include "runner/scenario/lab_network_up.h"
 #include "runner/scenario/measured_limits.h"
@@ -147,7 +148,8 @@ int run_lab(const LabDefinition& lab, const LabRunOptions& options) {
       throw InputError(lab.path + ": scenario " + s->name +
                        ": its workload has transport = \"roce\", which runs in host mode only "
                        "(rxe cannot send from a lab namespace; doc/roce.md): run it with --hosts "
-                       "A,B --iface IF on each host, or use transport = \"tcp\"");
+                       "A,B --iface IF on each host, or use transport = \"tcp\"; " +
+                       rdma::roce_needs(lab.id));
   refuse_what_this_host_cannot_run(lab, scenarios);
 
   StopSignals::install();

@@ -30,6 +30,9 @@ cpack -G DEB --config "$build/CPackConfig.cmake" -B "$build/package-test" >"$bui
   { cat "$build/package-test.log" >&2; exit 1; }
 deb="$(ls "$build"/package-test/fabriclab_*_amd64.deb)"
 phase "built $(basename "$deb"), $(du -k "$deb" | cut -f1) KB; Depends: $(dpkg-deb -f "$deb" Depends)"
+# RoCE's run-time pieces (cmake/package.cmake): the rxe provider at least.
+dpkg-deb -f "$deb" Recommends | grep -qw ibverbs-providers ||
+  { echo "package-test: Recommends lacks ibverbs-providers: $(dpkg-deb -f "$deb" Recommends)" >&2; exit 1; }
 
 work="$(mktemp -d /var/tmp/fabriclab-package-test.XXXXXX)"
 trap 'rm -rf "$work"' EXIT

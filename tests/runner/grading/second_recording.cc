@@ -20,7 +20,7 @@ using nlohmann::json;
 // it (its spec): these move with `takes`.
 const char* const kMeasured[] = {"status",       "message",       "started_unix_s",
                                  "ended_unix_s", "steps_planned", "steps_completed",
-                                 "ranks",        "result"};
+                                 "ranks",        "result",        "rdma"};
 
 bool has_number(const json& result, const char* key) {
   return result.contains(key) && result.at(key).is_number();

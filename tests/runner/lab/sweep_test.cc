@@ -81,6 +81,21 @@ TEST_F(SweepTest, ASettingWithoutThePlaceholderHoldsAtEveryPoint) {
   EXPECT_EQ(lab.scenarios[2].impair(), "loss 2%");
 }
 
+// A sweep's own workload (lab 14: the same loss sweep over TCP beside the
+// lab's RoCE one): every point runs it, the baseline point too, so each
+// point's slowdown compares one job; the lab's other scenarios keep theirs.
+TEST_F(SweepTest, AWorkloadOfItsOwnHoldsAtEveryPoint) {
+  const LabDefinition lab = load_lab(write(
+      std::string("[workload]\nkind = \"allreduce\"\ntransport = \"roce\"\n"
+                  "[[scenario]]\nname = \"clean\"\n") +
+      kSweep + "workload = { transport = \"tcp\" }\n"));
+  ASSERT_EQ(lab.scenarios.size(), 4u);
+  EXPECT_EQ(lab.scenarios[0].workload.param("transport"), "roce");
+  for (size_t i = 1; i < lab.scenarios.size(); ++i)
+    EXPECT_EQ(lab.scenarios[i].workload.param("transport"), "tcp") << lab.scenarios[i].name;
+  EXPECT_EQ(lab.scenarios[2].baseline, "loss-0");
+}
+
 TEST_F(SweepTest, BadSweepsNameTheirLine) {
   const std::string head = "[[sweep]]\nname = \"loss\"\n";  // lines 6, 7
   EXPECT_NE(
