@@ -209,11 +209,11 @@ class ScenarioCheck {
     } catch (const std::exception& e) {
       return refuse(std::string("link_fault: could not take the link down: ") + e.what());
     }
-    const PingResult down = ping(up_.network(), from, to, tmp);
+    const PingResult down = ping_paths(up_.network(), {{from, to}}, tmp).front();
     if (down.received > 0)
       return refuse(fmt::format("link_fault: r{} to r{} still answered with its link down", from, to));
     for (size_t i = 0; i < ends.size(); ++i) sockets[i]->set_up(ends[i].device);
-    const PingResult back = ping(up_.network(), from, to, tmp);
+    const PingResult back = ping_paths(up_.network(), {{from, to}}, tmp).front();
     if (back.received == 0)
       return refuse(fmt::format("link_fault: no reply from r{} to r{} after the link came back: {}",
                                 from, to, back.output));
