@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
     bool found = false;
     for (const CLI::App* sub : subcommands) {
       found = found || sub->check_name(argv[i]);
+      if (sub->get_group().empty()) continue;  // hidden: what the runner runs in a rank
       known += (known.empty() ? "" : ", ") + sub->get_name();
     }
     if (found) break;

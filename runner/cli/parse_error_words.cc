@@ -51,7 +51,9 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
     return what + " (expected only what `" + command_line(chain) + " --help` lists)";
   if (dynamic_cast<const CLI::RequiredError*>(&error) && what.rfind("A subcommand", 0) == 0) {
     std::string names;
-    for (const CLI::App* sub : chain.back()->get_subcommands([](const CLI::App*) { return true; }))
+    // Hidden subcommands (no group: what the runner runs in a rank) are not the user's to pick.
+    for (const CLI::App* sub :
+         chain.back()->get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); }))
       names += (names.empty() ? "" : ", ") + sub->get_name();
     return what + " (expected one of: " + names + ")";
   }

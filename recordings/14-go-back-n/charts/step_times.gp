@@ -17,8 +17,8 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [1470.385:25625.745]
-set ytics (2000, 5000, 10000, 20000)
+set yrange [679.691:17129.313]
+set ytics (1000, 2000, 5000, 10000)
 plot 'roce-0.dat' using 1:4 with lines linewidth 2 title 'roce-0: 0% loss, RoCE (RC)', \
      'roce-0p5.dat' using 1:4 with lines linewidth 2 title 'roce-0p5: 0.5% loss, RoCE (RC)', \
      'roce-1.dat' using 1:4 with lines linewidth 2 title 'roce-1: 1% loss, RoCE (RC)', \

@@ -16,16 +16,16 @@ set tics nomirror
 $sweep0 << EOD
 # roce: value job_extra_pct flow_goodput_lost_pct flow_resent_pct
 0 0.00 NaN NaN
-0.5 24.39 NaN NaN
-1 99.39 NaN NaN
-2 320.51 NaN NaN
+0.5 53.28 NaN NaN
+1 146.41 NaN NaN
+2 491.69 NaN NaN
 EOD
 $sweep1 << EOD
 # tcp: value job_extra_pct flow_goodput_lost_pct flow_resent_pct
 0 0.00 NaN NaN
-0.5 93.21 NaN NaN
-1 70.50 NaN NaN
-2 208.33 NaN NaN
+0.5 152.51 NaN NaN
+1 221.83 NaN NaN
+2 323.85 NaN NaN
 EOD
 set xlabel 'swept value (roce, tcp)'
 set ylabel '% cost (log scale; below 1% not drawn)'

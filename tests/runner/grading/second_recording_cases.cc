@@ -102,13 +102,15 @@ const std::vector<LabCase>& lab_cases() {
      {{{"flap-2s", "clean"},
        {"flap-3s", "flap-2s"},
        {"clean", "flap-3s"}}}},
-    // roce-1 holds tcp-0p5's measurements (a TCP run: no resent_per_lost,
-    // "none"; why-roce-pays: "other"; its busbw 0.38 of roce-0's, not
-    // 0.46), tcp-1 roce-1's (a RoCE run: next to no TCP retransmissions per
-    // drop), tcp-0p5 tcp-1's; roce-2 and tcp-2 swapped (x base 3.43 and
-    // 3.78 instead of 4.21 and 3.08).
+    // roce-0 and roce-0p5 swapped (the RoCE sweep's base moves); roce-1
+    // holds tcp-0p5's measurements (a TCP run: no resent_per_lost, "none";
+    // why-roce-pays: "other"; its busbw another share of roce-0's than 0.39), tcp-1 roce-1's (a RoCE run: next to no TCP retransmissions
+    // per drop), tcp-0p5 tcp-1's; roce-2 and tcp-2 swapped (x base 5.12 and
+    // 4.90 instead of 5.92 and 4.24).
     {"14",
-     {{{"roce-1", "tcp-0p5"},
+     {{{"roce-0", "roce-0p5"},
+       {"roce-0p5", "roce-0"},
+       {"roce-1", "tcp-0p5"},
        {"tcp-0p5", "tcp-1"},
        {"tcp-1", "roce-1"},
        {"roce-2", "tcp-2"},
