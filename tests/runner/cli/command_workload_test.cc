@@ -204,13 +204,21 @@ TEST_F(CommandWorkloadTest, PytorchDdpExampleTrainsThroughTheCommandWorkload) {
   EXPECT_EQ(clean["result"]["steps_completed"], 4);
   const auto steps = events_of(output_, "clean", "step");
   ASSERT_EQ(steps.size(), 8u);
+  int64_t tx_bytes = 0, payload = 0;
   for (const auto& step : steps) {
     EXPECT_GT(step["loss"].get<double>(), 0) << step;
     EXPECT_GT(step["comm_ms"].get<double>(), 0) << "DDP's allreduce, timed by its hook: " << step;
     // 784x64 + 64 + 64x64 + 64 + 64x10 + 10 parameters of fp32.
     EXPECT_EQ(step["bytes"], 4 * 55050) << step;
-    EXPECT_GT(step["tx_bytes"].get<int64_t>(), step["bytes"].get<int64_t>()) << step;
+    tx_bytes += step["tx_bytes"].get<int64_t>();
+    payload += step["bytes"].get<int64_t>();
   }
+  // Summed, not per step: a step's last chunk can still sit in the socket's
+  // send queue when its allreduce returns, and reach the wire in the next
+  // step's interval (the CI run of 2026-11-26 13:28: 166,342 against
+  // 220,200 in one step). So the wire carries the payload, at most one
+  // step's short per rank.
+  EXPECT_GE(tx_bytes, payload - 2 * 4 * 55050);
   expect_nothing_left(run_json);
 }
 

@@ -27,7 +27,7 @@ TEST(WorkloadRegistry, TrainRanksRunTheTrainerWithTheLabsFlags) {
   // mlp 784 -> 512 -> 512 -> 10 with biases.
   EXPECT_EQ(train.model_params(w), 785 * 512 + 513 * 512 + 513 * 10);
   EXPECT_THROW(find_workload("allreduce_sweep"), std::invalid_argument);
-  EXPECT_EQ(workload_kinds(), (std::vector<std::string>{"train", "allreduce"}));
+  EXPECT_EQ(workload_kinds(), (std::vector<std::string>{"train", "allreduce", "command"}));
 }
 
 TEST(WorkloadRegistry, AllreduceRunsTheBenchRankWithItsSweepAsSteps) {
