@@ -16,6 +16,7 @@ namespace {
 
 std::string number_text(const std::optional<double>& n) {
   if (!n) return "no number";
+  if (std::isinf(*n)) return "beyond the sweep (never reached)";
   // Three significant figures, without an exponent for large counts.
   return std::fabs(*n) >= 1000 ? fmt::format("{:.0f}", *n) : fmt::format("{:.3g}", *n);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "runner/grading/value_source.h"
 #include "runner/lab/answer_vocabulary.h"
@@ -37,6 +38,9 @@ std::optional<double> number_at(const std::string& path, const LabDefinition& la
     return static_cast<double>(seed_pick(*rec.seed, label, static_cast<uint64_t>(ranks)));
   }
   const Value v = evaluate_recording_path(path, lab, rec);
+  // A curve measured at every point that never reaches its level crosses it
+  // beyond the sweep, if anywhere: above any number the other side has.
+  if (v.beyond_sweep) return std::numeric_limits<double>::infinity();
   if (v.type != Value::Type::kNumber) return std::nullopt;  // null: no measurement
   return v.number;
 }

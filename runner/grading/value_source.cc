@@ -92,8 +92,10 @@ Value cost_value(const RecordingPath& path, const GradedRun& rec,
 // are left out, never guessed.
 Value sweep_crossing(const RecordingPath& path, const LabDefinition& lab, const GradedRun& rec) {
   std::vector<std::pair<double, double>> points;
+  size_t swept = 0;
   for (const ScenarioDefinition& s : lab.scenarios) {
     if (s.sweep != path.sweep) continue;
+    ++swept;
     const RecordedScenario* scenario = rec.scenario(s.name);
     if (!scenario) throw DeriveError("your recording has no scenario '" + s.name + "'");
     const json field =
@@ -104,6 +106,8 @@ Value sweep_crossing(const RecordingPath& path, const LabDefinition& lab, const 
   if (const auto x = first_crossing(points, path.level)) {
     v.type = Value::Type::kNumber;
     v.number = *x;
+  } else {
+    v.beyond_sweep = !points.empty() && points.size() == swept;
   }
   return v;
 }

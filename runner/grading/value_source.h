@@ -24,6 +24,11 @@ struct Value {
   double number = 0;
   std::string text;
   std::vector<std::string> list;
+  // A null `@reaches` whose sweep measured every point and never reached the
+  // level: the crossing, if any, lies beyond the sweep's last value. A lesson
+  // check compares it as above every number (property.cc); an exercise's
+  // answer stays "none".
+  bool beyond_sweep = false;
 };
 
 class DeriveError : public std::runtime_error {

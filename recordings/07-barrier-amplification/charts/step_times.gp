@@ -17,8 +17,8 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [94.337:3670.631]
-set ytics (100, 200, 500, 1000, 2000)
+set yrange [143.859:4653.569]
+set ytics (200, 500, 1000, 2000)
 plot 'loss-0.dat' using 1:4 with lines linewidth 2 title 'loss-0: 0% loss on one link', \
      'loss-0p1.dat' using 1:4 with lines linewidth 2 title 'loss-0p1: 0.1% loss on one link', \
      'loss-0p5.dat' using 1:4 with lines linewidth 2 title 'loss-0p5: 0.5% loss on one link', \

@@ -16,19 +16,19 @@ set tics nomirror
 $sweep0 << EOD
 # loss: value job_extra_pct flow_goodput_lost_pct flow_resent_pct
 0 0.00 0.00 0.00
-0.1 9.76 21.85 0.17
-0.5 21.00 47.53 0.58
-1 54.19 52.73 1.02
-2 91.66 63.76 2.08
-5 319.45 92.49 5.63
+0.1 -2.51 8.46 0.19
+0.5 2.74 9.07 0.52
+1 1.57 34.76 1.23
+2 24.97 40.80 2.30
+5 190.25 88.75 5.51
 EOD
 $sweep1 << EOD
 # nosack: value job_extra_pct flow_goodput_lost_pct flow_resent_pct
-0 0.00 0.00 0.00
-0.1 40.48 35.42 0.10
-0.5 131.21 80.91 0.71
-1 317.55 89.55 1.36
-2 1146.63 98.19 2.54
+0 0.00 0.00 0.06
+0.1 9.94 10.90 0.20
+0.5 79.91 75.09 0.66
+1 129.52 86.25 1.00
+2 903.43 94.66 2.16
 EOD
 set xlabel 'swept value (loss, nosack)'
 set ylabel '% cost (log scale; below 1% not drawn)'

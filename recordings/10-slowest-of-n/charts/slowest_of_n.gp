@@ -15,17 +15,17 @@ set border 3
 set tics nomirror
 $tail << EOD
 # N median_step_ms predicted_step_ms mean_model_step_ms
-2 21.80 8.56 6.36
-4 62.45 61.66 46.42
-8 361.01 146.44 86.27
-16 336.93 375.71 186.64
+2 17.11 9.93 7.73
+4 50.53 35.44 20.20
+8 120.16 114.23 54.06
+16 277.68 322.50 133.43
 EOD
 $clean << EOD
 # N median_step_ms
-2 2.56 NaN NaN
-4 35.02 NaN NaN
-8 59.68 NaN NaN
-16 129.66 NaN NaN
+2 3.93 NaN NaN
+4 8.81 NaN NaN
+8 27.47 NaN NaN
+16 76.44 NaN NaN
 EOD
 set xlabel 'ranks N (log scale)'
 set ylabel 'median step (ms)'

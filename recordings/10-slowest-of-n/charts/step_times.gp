@@ -17,8 +17,8 @@ set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [0.799:3626.339]
-set ytics (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000)
+set yrange [0.444:856.121]
+set ytics (0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500)
 plot 'clean-2.dat' using 1:4 with lines linewidth 2 title 'clean-2: 2 ranks, clean', \
      'clean-4.dat' using 1:4 with lines linewidth 2 title 'clean-4: 4 ranks, clean', \
      'clean-8.dat' using 1:4 with lines linewidth 2 title 'clean-8: 8 ranks, clean', \

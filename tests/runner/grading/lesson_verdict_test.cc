@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "common/build_paths.h"
@@ -185,6 +186,49 @@ TEST(LessonVerdict, WhatTheRunLeftOutIsNotJudged) {
     }
   }
   EXPECT_TRUE(j.held());
+}
+
+// Lab 07's "without SACK the step doubles at a lower loss rate than with
+// SACK": a SACK curve measured at every point that never doubles crosses 2
+// beyond the sweep, so the check holds; when neither curve reaches 2, or a
+// point of the SACK curve has no number (it may have doubled there), it
+// does not.
+TEST(LessonVerdict, ACurveThatNeverReachesItsLevelCrossesBeyondTheSweep) {
+  const fs::path source =
+      fs::path(fabriclab::build_paths::source_dir()) / "recordings/07-barrier-amplification";
+  const LabDefinition lab = lab_of(source);
+  const std::string crossing =
+      "sweep.nosack.result.step_slowdown@reaches=2 < sweep.loss.result.step_slowdown@reaches=2";
+  auto judge_with = [&](const std::function<void(nlohmann::json& result, const std::string& name)>& edit) {
+    runner::testing::TempDir tmp;
+    const fs::path dir = fs::path(tmp.path()) / "07-barrier-amplification";
+    fs::copy(source, dir, fs::copy_options::recursive);
+    nlohmann::json run = nlohmann::json::parse(std::ifstream(dir / "run.json"));
+    for (auto& s : run["scenarios"]) edit(s["result"], s["name"].get<std::string>());
+    std::ofstream(dir / "run.json") << run.dump(2);
+    for (const LessonVerdict& v : judge_lesson(lab, load_graded_run(dir.string())).verdicts)
+      if (v.check.check == crossing) return v;
+    ADD_FAILURE() << "no such check in lab 07";
+    return LessonVerdict{};
+  };
+  auto flatten = [](nlohmann::json& result, const std::string& name, const std::string& sweep) {
+    if (name.rfind(sweep + "-", 0) == 0) result["step_slowdown"] = 1.2;
+  };
+  const LessonVerdict sack_never = judge_with([&](nlohmann::json& r, const std::string& n) { flatten(r, n, "loss"); });
+  EXPECT_EQ(sack_never.outcome, LessonOutcome::kHeld) << sack_never.detail;
+  EXPECT_NE(sack_never.detail.find("beyond the sweep"), std::string::npos) << sack_never.detail;
+
+  const LessonVerdict neither = judge_with([&](nlohmann::json& r, const std::string& n) {
+    flatten(r, n, "loss");
+    flatten(r, n, "nosack");
+  });
+  EXPECT_EQ(neither.outcome, LessonOutcome::kFailed) << neither.detail;
+
+  const LessonVerdict unmeasured = judge_with([&](nlohmann::json& r, const std::string& n) {
+    flatten(r, n, "loss");
+    if (n == "loss-5") r.erase("step_slowdown");
+  });
+  EXPECT_EQ(unmeasured.outcome, LessonOutcome::kFailed) << unmeasured.detail;
 }
 
 }  // namespace
