@@ -14,8 +14,6 @@ namespace fabriclab::runner::grading {
 
 namespace {
 
-long line_of(const toml::node& node) { return static_cast<long>(node.source().begin.line); }
-
 std::string option_keys(const Exercise& ex) {
   std::string out;
   for (const auto& o : ex.options) out += (out.empty() ? "" : ", ") + o.key;

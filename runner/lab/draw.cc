@@ -14,7 +14,6 @@ namespace {
 
 const std::set<std::string> kDrawKeys = {"name", "choices"};
 
-long line_of(const toml::node& node) { return static_cast<long>(node.source().begin.line); }
 
 // "75ms" -> 75 and "ms"; a word ("reno") -> no number.
 void split_number(DrawChoice& choice) {

@@ -14,8 +14,6 @@ namespace fabriclab::runner {
 
 namespace {
 
-long line_of(const toml::node& node) { return static_cast<long>(node.source().begin.line); }
-
 // Reads one exercise table; every problem becomes "path:line: exercise 'id': ...".
 class ExerciseReader {
  public:

@@ -3,12 +3,11 @@
 #include <set>
 
 #include "common/input_error.h"
+#include "runner/lab/toml_file.h"
 
 namespace fabriclab::runner {
 
 namespace {
-
-long line_of(const toml::node& node) { return static_cast<long>(node.source().begin.line); }
 
 LessonCheck read_one(const std::string& path, const toml::table& table,
                      const ScenarioNames& scenarios) {

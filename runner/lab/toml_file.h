@@ -25,6 +25,9 @@ inline toml::table parse_toml_file(const std::string& path) {
   }
 }
 
+// The line a TOML node starts on: what an error about it names.
+inline long line_of(const toml::node& node) { return static_cast<long>(node.source().begin.line); }
+
 // A TOML number as a double: a float as it is, an integer converted (the
 // nearest double). toml++'s own value<double>() refuses an integer that has
 // no exact double (2^53 + 1), which would leave a caller's .value() to throw
