@@ -162,8 +162,7 @@ class TrainingRun {
         sync_(model_->parameters(), group_, o.first_bucket_bytes, o.bucket_bytes),
         steps_per_epoch_(std::max<int64_t>(1, data_.train.size() / rv_.world_size / o.batch)),
         total_steps_(o.steps > 0 ? o.steps : o.epochs * steps_per_epoch_),
-        // One process has no network to measure; otherwise the interface Gloo binds to.
-        wire_(group_ ? lab_interface(rv_.iface, rv_.bind_addr) : ""),
+        wire_(wire_device(o, group_)),
         optimizer_(model_->parameters(), torch::optim::SGDOptions(o.lr).momentum(o.momentum)),
         slowed_(o.compute_slowdown > 1 && (o.slow_rank < 0 || o.slow_rank == rv_.rank)),
         padded_(slowed_ || o.step_compute_ms > 0) {
@@ -210,6 +209,7 @@ class TrainingRun {
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
       start_fields["cores"] = CPU_COUNT(&allowed);
+    if (!o_.accounting) start_fields["accounting"] = false;
     if (group_ && rv_.agent_store_attempt)
       start_fields["store_prefix"] = agent_store_prefix(*rv_.agent_store_attempt);
     metrics_.write("start", start_fields);
@@ -228,7 +228,8 @@ class TrainingRun {
     torch::Tensor index = shard_.slice(0, in_epoch * o_.batch, (in_epoch + 1) * o_.batch);
 
     const auto step_start = Clock::now();
-    const std::optional<SchedTime> sched_start = process_sched_time();
+    const std::optional<SchedTime> sched_start =
+        o_.accounting ? process_sched_time() : std::nullopt;
     wire_.start();
     set_learning_rate(optimizer_, cosine_lr(o_.lr, step, total_steps_));
     optimizer_.zero_grad();
@@ -260,7 +261,8 @@ class TrainingRun {
     if (padded_) step_fields["slowed_ms"] = slowed_ms;
     // How much of the step this rank ran, and how much it was ready to run
     // with no core free (sched_time.h): the machine's CPU, beside the wait.
-    if (const std::optional<SchedTime> sched_end = process_sched_time(); sched_start && sched_end) {
+    if (const std::optional<SchedTime> sched_end = sched_start ? process_sched_time() : std::nullopt;
+        sched_start && sched_end) {
       step_fields["cpu_ms"] = sched_end->on_cpu_ms - sched_start->on_cpu_ms;
       step_fields["queued_ms"] = sched_end->queued_ms - sched_start->queued_ms;
     }
@@ -319,6 +321,16 @@ class TrainingRun {
   static Dataset load_data(const TrainOptions& o) {
     if (o.data_dir == "synthetic") return make_synthetic_dataset(o.seed);
     return load_idx_dataset(o.data_dir.empty() ? kDefaultDataDir : o.data_dir);
+  }
+
+  // Whose counters give a step's tx/rx bytes: none for one process (no
+  // network) or without accounting; else --wire-device, or the interface Gloo
+  // binds to.
+  static std::string wire_device(const TrainOptions& o,
+                                 const c10::intrusive_ptr<c10d::ProcessGroup>& group) {
+    if (!group || !o.accounting) return "";
+    if (!o.wire_device.empty()) return o.wire_device;
+    return lab_interface(o.rendezvous.iface, o.rendezvous.bind_addr);
   }
 
   static c10::intrusive_ptr<c10d::ProcessGroup> join(const Rendezvous& rv) {

@@ -54,6 +54,17 @@ struct TrainOptions {
   // a slow CPU, and leaves the CPU to the network stack as a GPU would.
   // The slow worker's factor applies on top.
   double step_compute_ms = 0;
+  // The per-step accounting: each step event's cpu_ms and queued_ms (two
+  // reads of /proc/self/task/*/schedstat, sched_time.h) and tx/rx bytes and
+  // packets (two of /proc/self/net/dev, wire_bytes.h). false (--no-accounting)
+  // skips those reads, and the fields: what `bench train --accounting-cost`
+  // sets against it to say what the accounting costs a step.
+  bool accounting = true;
+  // The device whose counters give tx/rx bytes; "" = the interface Gloo binds
+  // to (lab_interface(), which counts nothing on loopback). Set, even to
+  // "lo", it is read: `bench train --accounting-cost` runs on loopback and
+  // still times the read a lab rank makes.
+  std::string wire_device;
   Rendezvous rendezvous;
 };
 

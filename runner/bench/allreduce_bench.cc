@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <regex>
@@ -18,6 +19,7 @@
 #include "netem/spec_parse.h"
 #include "runner/bench/allreduce_table.h"
 #include "runner/process/iperf_client.h"
+#include "runner/bench/pytorch_baseline.h"
 #include "runner/bench/rank_wait.h"
 #include "runner/bench/step_rate.h"
 #include "runner/ledger/ledger.h"
@@ -33,6 +35,9 @@ namespace fabriclab::runner::bench {
 namespace {
 
 constexpr int kRendezvousPort = 29500;  // in rank 0's own, fresh namespace: always free
+// The baseline's store, after fabriclab's: a port of its own, so no socket of
+// the first rendezvous still in TIME_WAIT can be in the way.
+constexpr int kBaselineRendezvousPort = 29501;
 
 void validate(const AllreduceBenchOptions& o) {
   if (o.min_bytes < 1) throw InputError("-b/--minbytes must be >= 1");
@@ -50,6 +55,8 @@ void validate(const AllreduceBenchOptions& o) {
         "over RoCE in host mode: a lab whose [workload] has transport = \"roce\", with `fabriclab "
         "run LAB --hosts A,B --iface IF` on each host");
   if (o.transport != "tcp") throw InputError("--transport must be tcp or roce");
+  if (!o.baseline.empty() && o.baseline != "pytorch")
+    throw InputError("--baseline " + o.baseline + ": expected pytorch (or none)");
   if (o.ranks < 2 || o.ranks > 16) throw InputError("--ranks must be in 2..16");
   if (o.channels < 1 || o.channels > 16) throw InputError("--channels must be in 1..16");
   if (!is_allreduce_algorithm(o.algorithm))
@@ -104,32 +111,67 @@ void throw_if_stopped() {
                              "; everything it created is removed");
 }
 
-// Launches every rank, waits for all; throws with the failing rank's output.
-void run_ranks(const AllreduceBenchOptions& o, const LabNetwork& network, Ledger& ledger,
-               const std::vector<int64_t>& sizes, const TempDir& tmp,
-               std::vector<std::string>& results) {
+std::vector<std::string> baseline_argv(const AllreduceBenchOptions& o,
+                                       const std::vector<int64_t>& sizes,
+                                       const std::string& results) {
+  std::string size_list;
+  for (int64_t s : sizes) size_list += (size_list.empty() ? "" : ",") + std::to_string(s);
+  return {o.python,
+          o.baseline_script.empty() ? default_gloo_baseline_script() : o.baseline_script,
+          "--sizes",
+          size_list,
+          "--iters",
+          std::to_string(o.iters),
+          "--warmup",
+          std::to_string(o.warmup),
+          "--check",
+          std::to_string(o.check),
+          "--results",
+          results,
+          "--timeout",
+          std::to_string(o.timeout_s)};
+}
+
+// One kind of rank the bench launches in every namespace: fabriclab's own,
+// or the PyTorch baseline's.
+struct RankKind {
+  std::string stem;   // file names in the temporary folder: "<stem><rank>.jsonl"
+  std::string label;  // "allreduce rank", for messages
+  int port = kRendezvousPort;
+  bool gloo_socket_ifname = false;  // set GLOO_SOCKET_IFNAME to the rank's lab device
+  std::function<std::vector<std::string>(const std::string& results)> argv;
+};
+
+// Launches one rank of `kind` per namespace, started the same way (torchrun's
+// environment, the lab address), waits for all; throws with the failing
+// rank's output. Returns each rank's results file.
+std::vector<std::string> run_ranks(const AllreduceBenchOptions& o, const LabNetwork& network,
+                                   const Topology& topology, Ledger& ledger, const TempDir& tmp,
+                                   const RankKind& kind) {
   std::vector<Process> ranks;
-  std::vector<std::string> logs;
+  std::vector<std::string> results, logs;
   for (const LocalRank& r : network.local_ranks()) {
-    results.push_back(tmp.file("rank" + std::to_string(r.rank) + ".jsonl"));
-    logs.push_back(tmp.file("rank" + std::to_string(r.rank) + ".log"));
+    results.push_back(tmp.file(kind.stem + std::to_string(r.rank) + ".jsonl"));
+    logs.push_back(tmp.file(kind.stem + std::to_string(r.rank) + ".log"));
     LaunchSpec spec;
-    spec.argv = rank_argv(o, sizes, results.back());
-    spec.env = torchrun_environment(network.master_addr(), kRendezvousPort, r.rank,
+    spec.argv = kind.argv(results.back());
+    spec.env = torchrun_environment(network.master_addr(), kind.port, r.rank,
                                     network.world_size(), r.local_rank, r.local_world_size);
     spec.env["FABRICLAB_BIND_ADDR"] = r.bind_addr;
+    if (kind.gloo_socket_ifname) spec.env["GLOO_SOCKET_IFNAME"] = topology.rank(r.rank).device;
     spec.netns_fd = r.netns_fd;
     spec.netns_label = r.netns_label;
     spec.stdout_stream = Redirect::file(logs.back());
     spec.stderr_stream = Redirect::append(logs.back());
-    spec.label = "allreduce rank " + std::to_string(r.rank);
+    spec.label = kind.label + " " + std::to_string(r.rank);
     ranks.push_back(Process::launch(spec, &ledger));
   }
   wait_for_ranks(ranks, logs,
                  std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s),
-                 "allreduce ranks did not finish within " + std::to_string(o.timeout_s) +
+                 kind.label + "s did not finish within " + std::to_string(o.timeout_s) +
                      " s (--timeout)",
                  std::chrono::milliseconds(20), throw_if_stopped);
+  return results;
 }
 
 // nccl-tests' default (-a 1): the time is the mean over ranks; #wrong is
@@ -155,6 +197,28 @@ std::vector<AllreduceRow> combine(const std::vector<std::string>& results) {
     }
   }
   return rows;
+}
+
+// The baseline's rows into `rows` (same sizes, in order): the time the mean
+// over ranks, #wrong the sum, as combine().
+void combine_pytorch(const std::vector<std::string>& results, std::vector<AllreduceRow>& rows) {
+  for (const std::string& path : results) {
+    const std::vector<nlohmann::json> lines = read_json_lines(path);
+    if (lines.size() != rows.size())
+      throw std::runtime_error(path + ": " + std::to_string(lines.size()) + " sizes, expected " +
+                               std::to_string(rows.size()));
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].at("size").get<int64_t>() != rows[i].size_bytes)
+        throw std::runtime_error(path + ": line " + std::to_string(i + 1) + " has size " +
+                                 lines[i].at("size").dump() + ", expected " +
+                                 std::to_string(rows[i].size_bytes));
+      if (!rows[i].pytorch) rows[i].pytorch = AllreducePlace{};
+      AllreducePlace& place = *rows[i].pytorch;
+      place.time_us += lines[i].at("in_place").at("time_us").get<double>() / results.size();
+      const int64_t wrong = lines[i].at("in_place").at("wrong").get<int64_t>();
+      place.wrong = wrong < 0 ? -1 : std::max<int64_t>(place.wrong, 0) + wrong;
+    }
+  }
 }
 
 std::string describe_impairment(const AllreduceBenchOptions& o, const netem::Backend& backend) {
@@ -198,6 +262,11 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
 
   const std::vector<int64_t> sizes = allreduce_sizes(o.min_bytes, o.max_bytes, o.step_factor);
   TempDir tmp("fabriclab-bench-allreduce");
+  std::string torch_version;  // before the lab: a missing python3-torch is exit 2, nothing built
+  if (o.baseline == "pytorch")
+    torch_version = check_pytorch_baseline(
+        o.python, o.baseline_script.empty() ? default_gloo_baseline_script() : o.baseline_script,
+        tmp);
   Ledger ledger(make_run_id());
   TopologySpec spec;
   spec.ranks = o.ranks;
@@ -239,16 +308,26 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
 
   spdlog::info("allreduce: {} ranks, {} sizes from {} to {} bytes, {} iters after {} warmup",
                o.ranks, sizes.size(), sizes.front(), sizes.back(), o.iters, o.warmup);
-  std::vector<std::string> results;
-  run_ranks(o, network, ledger, sizes, tmp, results);
-  report.rows = combine(results);
+  const RankKind ours{"rank", "allreduce rank", kRendezvousPort, false,
+                      [&](const std::string& results) { return rank_argv(o, sizes, results); }};
+  report.rows = combine(run_ranks(o, network, *topology, ledger, tmp, ours));
+  if (o.baseline == "pytorch") {
+    // After fabriclab's ranks have ended: the two never share the cores.
+    spdlog::info("baseline: PyTorch {} torch.distributed.all_reduce (gloo), same sizes",
+                 torch_version);
+    const RankKind pytorch{
+        "pytorch-rank", "pytorch allreduce rank", kBaselineRendezvousPort, true,
+        [&](const std::string& results) { return baseline_argv(o, sizes, results); }};
+    combine_pytorch(run_ranks(o, network, *topology, ledger, tmp, pytorch), report.rows);
+    report.pytorch = "PyTorch " + torch_version + " torch.distributed.all_reduce (gloo, in place)";
+  }
 
   if (o.json)
     std::printf("%s\n", allreduce_report_json(report).dump(2).c_str());
   else
     std::printf("%s", format_allreduce_table(report).c_str());
   std::fflush(stdout);
-  return total_wrong(report) > 0 ? 1 : 0;
+  return total_wrong(report) > 0 || pytorch_wrong(report) > 0 ? 1 : 0;
 }
 
 }  // namespace fabriclab::runner::bench

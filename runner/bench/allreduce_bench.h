@@ -11,11 +11,16 @@
 // impairment backend, where the runner would put it for a lab; measures
 // iperf3 TCP from rank 0 to rank 1 for `iperf_seconds`; launches one
 // `fabriclab bench allreduce-rank` per namespace (allreduce_rank.h), waits
-// for all, and prints the table (or JSON).
+// for all; with `baseline` "pytorch", then launches one rank of PyTorch's own
+// Gloo allreduce per namespace (pytorch_baseline.h) at the same sizes; and
+// prints the table (or JSON).
 //
 // A benchmark, not a test: nothing fails for a low figure; the exit status
-// is 1 only when #wrong > 0 (as nccl-tests exits non-zero on errors).
-// Errors: InputError for bad options; std::runtime_error when a rank fails
+// is 1 only when #wrong > 0 (as nccl-tests exits non-zero on errors; the
+// baseline's #wrong counts too).
+// Errors: InputError for bad options, and for --baseline pytorch without a
+// python that imports torch.distributed with Gloo (checked before the lab is
+// built); std::runtime_error when a rank fails
 // (with the end of its output), when the ranks overrun `timeout_s`, or when
 // iperf3 gives no result. Everything it creates -- namespaces, the
 // impairment, the rank and iperf3 processes, a temporary folder -- is
@@ -54,6 +59,11 @@ struct AllreduceBenchOptions {
   // mode runs the allreduce over RoCE (workload transport = "roce").
   std::string transport = "tcp";
   bool json = false;
+  // "" = none; "pytorch": torch.distributed.all_reduce (Gloo) in the same
+  // namespaces after fabriclab's ranks, its columns and ours/pt in the table.
+  std::string baseline;
+  std::string python = "/usr/bin/python3";  // Debian's, where python3-torch lives
+  std::string baseline_script;              // "" = trainer/bench/gloo_allreduce_baseline.py
   bool wrong_reduction = false;  // the ranks reduce with max instead of sum (tests)
   int timeout_s = 600;
   std::string program = "/proc/self/exe";  // the fabriclab whose allreduce-rank runs

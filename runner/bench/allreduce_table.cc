@@ -69,6 +69,18 @@ int64_t total_wrong(const AllreduceReport& report) {
   return wrong;
 }
 
+int64_t pytorch_wrong(const AllreduceReport& report) {
+  int64_t wrong = 0;
+  for (const AllreduceRow& row : report.rows)
+    if (row.pytorch) wrong += std::max<int64_t>(row.pytorch->wrong, 0);
+  return wrong;
+}
+
+double ours_over_pytorch(const AllreduceRow& row) {
+  if (!row.pytorch || row.pytorch->time_us <= 0 || row.in_place.time_us <= 0) return 0;
+  return row.pytorch->time_us / row.in_place.time_us;
+}
+
 std::string format_allreduce_table(const AllreduceReport& r) {
   std::string out;
   out += fmt::format("# fabriclab bench allreduce: {} ranks, {}{}\n", r.ranks, r.transport,
@@ -78,33 +90,55 @@ std::string format_allreduce_table(const AllreduceReport& r) {
                      line_gb_per_s(r.line), r.line.measured_how);
   out += fmt::format("#   both ways at once (iperf3 --bidir): {:.3f} Gbit/s each way\n",
                      r.line.bidir_gbit_per_s);
+  if (!r.pytorch.empty())
+    out += fmt::format(
+        "# baseline: {} in the same namespaces, sizes and iterations; ours/pt = its time / "
+        "fabriclab's in-place time\n",
+        r.pytorch);
   out += "#\n";
+  const bool baseline = !r.pytorch.empty();
   // The column headers exactly as nccl-tests' writeResultHeader() lays them
   // out, then this benchmark's own two columns.
   out += fmt::format(
       "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                "
-      "       in-place           busbw/line\n",
-      "", "", "", "", "");
+      "       in-place           busbw/line{}\n",
+      "", "", "", "", "",
+      baseline ? "             pytorch gloo, in-place" : "");
   out += fmt::format(
       "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  "
-      "{:>6}  {:>6}  {:>6}\n",
+      "{:>6}  {:>6}  {:>6}{}\n",
       "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-      "busbw", "#wrong", "oop", "ip");
+      "busbw", "#wrong", "oop", "ip",
+      baseline ? fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}", "time", "algbw", "busbw",
+                             "#wrong", "ours/pt")
+               : "");
   out += fmt::format(
       "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  "
-      "{:>6}  {:>6}  {:>6}\n",
+      "{:>6}  {:>6}  {:>6}{}\n",
       "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
-      "", "", "");
+      "", "", "",
+      baseline ? fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}", "(us)", "(GB/s)", "(GB/s)",
+                             "", "(x)")
+               : "");
   for (const AllreduceRow& row : r.rows) {
     out += fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}", row.size_bytes, row.count, "float",
                        "sum", -1);
     out += place_columns(row, row.out_of_place, r.ranks);
     out += place_columns(row, row.in_place, r.ranks);
-    out += fmt::format("  {:>6}  {:>6}\n", fit(over_line(r, row, row.out_of_place), 6),
+    out += fmt::format("  {:>6}  {:>6}", fit(over_line(r, row, row.out_of_place), 6),
                        fit(over_line(r, row, row.in_place), 6));
+    if (baseline && row.pytorch)
+      out += place_columns(row, *row.pytorch, r.ranks) +
+             fmt::format("  {:>7}", fit(ours_over_pytorch(row), 7));
+    out += "\n";
   }
   const int64_t wrong = total_wrong(r);
   out += fmt::format("# {:<20} : {} {}\n", "Out of bounds values", wrong, wrong ? "FAILED" : "OK");
+  if (baseline) {
+    const int64_t pt_wrong = pytorch_wrong(r);
+    out += fmt::format("# {:<20} : {} {}\n", "PyTorch out of bounds", pt_wrong,
+                       pt_wrong ? "FAILED" : "OK");
+  }
   out += fmt::format("# {:<20} : {:g} \n", "Avg bus bandwidth", average_busbw(r));
   out += "#\n";
   return out;
@@ -113,15 +147,20 @@ std::string format_allreduce_table(const AllreduceReport& r) {
 nlohmann::json allreduce_report_json(const AllreduceReport& r) {
   nlohmann::json results = nlohmann::json::array();
   for (const AllreduceRow& row : r.rows) {
-    results.push_back({{"size", row.size_bytes},
-                       {"count", row.count},
-                       {"type", "float"},
-                       {"redop", "sum"},
-                       {"root", -1},
-                       {"out_of_place", place_json(r, row, row.out_of_place)},
-                       {"in_place", place_json(r, row, row.in_place)}});
+    nlohmann::json result = {{"size", row.size_bytes},
+                             {"count", row.count},
+                             {"type", "float"},
+                             {"redop", "sum"},
+                             {"root", -1},
+                             {"out_of_place", place_json(r, row, row.out_of_place)},
+                             {"in_place", place_json(r, row, row.in_place)}};
+    if (row.pytorch) {
+      result["pytorch"] = place_json(r, row, *row.pytorch);
+      result["ours_over_pytorch"] = ours_over_pytorch(row);
+    }
+    results.push_back(std::move(result));
   }
-  return {{"run_id", r.run_id},
+  nlohmann::json report = {{"run_id", r.run_id},
           {"ranks", r.ranks},
           {"transport", r.transport},
           {"impairment", r.impairment},
@@ -132,6 +171,11 @@ nlohmann::json allreduce_report_json(const AllreduceReport& r) {
           {"results", results},
           {"out_of_bounds", total_wrong(r)},
           {"avg_bus_bw", average_busbw(r)}};
+  if (!r.pytorch.empty()) {
+    report["pytorch"] = r.pytorch;
+    report["pytorch_out_of_bounds"] = pytorch_wrong(r);
+  }
+  return report;
 }
 
 }  // namespace fabriclab::runner::bench

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct AllreduceRow {
   int64_t count = 0;  // fp32 elements
   AllreducePlace out_of_place;
   AllreducePlace in_place;
+  // `--baseline pytorch`: torch.distributed.all_reduce (Gloo, in place) at
+  // the same size, timed and checked the same way (pytorch_baseline.h).
+  std::optional<AllreducePlace> pytorch;
 };
 
 // The line the busbw is set against: iperf3's TCP rate on the same lab.
@@ -42,6 +46,9 @@ struct AllreduceReport {
   std::string transport;   // e.g. "gloo tcp, 1 channel(s)"
   std::string impairment;  // "" for a clean link, else "rate 1gbit on r0, r1"
   LineRate line;
+  // "" without a baseline; else what ran it, e.g. "PyTorch 1.13.1
+  // torch.distributed.all_reduce, gloo, in place" (every row then has `pytorch`).
+  std::string pytorch;
   std::vector<AllreduceRow> rows;
 };
 
@@ -55,13 +62,22 @@ double average_busbw(const AllreduceReport& report);
 // Total #wrong over every row and place (nccl-tests' "Out of bounds values"
 // counts rows with errors; this counts elements, its #wrong column's unit).
 int64_t total_wrong(const AllreduceReport& report);
+// The same over the PyTorch baseline's rows (0 without one).
+int64_t pytorch_wrong(const AllreduceReport& report);
+
+// How many times faster fabriclab's in-place allreduce is than PyTorch's at
+// this row: PyTorch's time / fabriclab's in-place time (= the ratio of their
+// busbw). 0 when the row has no baseline or a time is not positive.
+double ours_over_pytorch(const AllreduceRow& row);
 
 // The whole text: header lines (#), the line rate, the column headers, one
-// line per row, the footer.
+// line per row, the footer. With a baseline, each row also has PyTorch's
+// time, algbw, busbw, #wrong and ours/pt (ours_over_pytorch).
 std::string format_allreduce_table(const AllreduceReport& report);
 // The same as JSON (nccl-tests' -J keys where it has them: size, count, type,
 // redop, root, out_of_place/in_place {time, alg_bw, bus_bw, nwrong}), plus
-// bus_bw_over_line and the line rate.
+// bus_bw_over_line and the line rate; with a baseline, per row `pytorch`
+// {time, alg_bw, bus_bw, nwrong} and `ours_over_pytorch`.
 nlohmann::json allreduce_report_json(const AllreduceReport& report);
 
 }  // namespace fabriclab::runner::bench

@@ -16,6 +16,13 @@
 // (step_rate.h); the table shows medians over the repeats, the ratio is
 // fabriclab / DDP, gradient MB are params x 4 bytes / 10^6.
 //
+// With `accounting_cost`, DDP does not run: each repeat is a pair of
+// fabriclab runs, one with the per-step accounting (cpu_ms, queued_ms from
+// schedstat; tx/rx bytes from the counters of `lo`, read as a lab rank reads
+// its eth0's) and one with `--no-accounting`, the order alternating; the
+// table gives both steps/s and the accounting's cost per step, the median
+// and range over the pairs of (on step time / off step time - 1).
+//
 // Output: progress to spdlog (info), the table to stdout.
 // Errors: InputError for options that cannot work (warmup outside
 // [1, steps), no DDP script, lab 02 not found for --preset issue);
@@ -48,6 +55,7 @@ struct TrainBenchOptions {
   std::string gemm = "onednn";    // fabriclab's --gemm
   std::string trainer = "/proc/self/exe";  // the fabriclab binary whose `train` runs
   std::string preset;                      // "" or "issue" (train_bench_configs.h)
+  bool accounting_cost = false;            // fabriclab with and without accounting, no DDP
   int timeout_s = 600;                     // per run of N ranks
 };
 

@@ -110,6 +110,15 @@ void add_bench_allreduce_command(CLI::App& app) {
       ->check(CLI::IsMember({"tcp", "roce"}))
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "JSON instead of the table (nccl-tests' -J keys)");
+  cmd->add_option("--baseline", o->baseline,
+                  "pytorch: also run torch.distributed.all_reduce (Gloo, in place; python3-torch) "
+                  "in the same namespaces and sizes, and print its columns and ours/pt per size")
+      ->check(CLI::IsMember({"pytorch"}));
+  cmd->add_option("--python", o->python, "--baseline pytorch: a python with python3-torch")
+      ->capture_default_str();
+  cmd->add_option("--baseline-script", o->baseline_script,
+                  "--baseline pytorch: the rank script (trainer/bench/gloo_allreduce_baseline.py)")
+      ->group("");  // for tests and development
   cmd->add_flag("--wrong-reduction", o->wrong_reduction,
                 "Reduce with max instead of sum: #wrong must then be > 0 (a self-test)");
   cmd->add_option("--timeout", o->timeout_s, "Seconds all sizes may take")

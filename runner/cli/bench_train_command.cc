@@ -54,6 +54,9 @@ void add_bench_train_command(CLI::App& app) {
                   "on the same kernels: what is left is the frameworks' own overhead)")
       ->check(CLI::IsMember({"onednn", "torch"}))
       ->capture_default_str();
+  cmd->add_flag("--accounting-cost", o->accounting_cost,
+                "Instead of DDP: fabriclab with and without its per-step accounting (cpu_ms, "
+                "tx/rx bytes; train --no-accounting), alternating, and the cost per step");
   cmd->add_option("--trainer", o->trainer, "fabriclab binary to benchmark (e.g. an older build)")
       ->check(CLI::ExistingFile)
       ->capture_default_str();

@@ -126,6 +126,13 @@ void add_train_command(CLI::App& app) {
                   "The rank that --compute-slowdown slows (-1: every rank)")
       ->capture_default_str();
 
+  cmd->add_flag("!--no-accounting", options->accounting,
+                "Step events without cpu_ms, queued_ms and tx/rx bytes: skips the per-step "
+                "reads of /proc (what `bench train --accounting-cost` times)");
+  cmd->add_option("--wire-device", options->wire_device,
+                  "Read tx/rx bytes from this device's counters, even a loopback one")
+      ->group("");  // bench train --accounting-cost: the read a lab rank makes, on loopback
+
   trainer::Rendezvous& rv = options->rendezvous;
   cmd->add_option("--master-addr", rv.master_addr, "Rendezvous host")->envname("MASTER_ADDR");
   cmd->add_option("--master-port", rv.master_port, "Rendezvous port")

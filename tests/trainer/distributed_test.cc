@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <memory>
 #include <thread>
 
@@ -95,6 +96,46 @@ void expect_trains_in_sync(int world_size, int steps) {
 TEST(Distributed, TwoRanksTrainAndStayBitIdentical) { expect_trains_in_sync(2, 300); }
 
 // Four ranks started with srun's variables alone train together and say so.
+// --no-accounting: no schedstat or counter reads, so no cpu_ms, queued_ms or
+// tx/rx bytes in the steps, and the start event says so; --wire-device lo
+// counts loopback's bytes, which the allreduce then shows up in.
+TEST(Distributed, NoAccountingDropsTheFieldsAndAWireDeviceIsCounted) {
+  const bool schedstat = std::filesystem::exists("/proc/self/schedstat");
+  for (const bool accounting : {false, true}) {
+    SCOPED_TRACE(accounting ? "--wire-device lo" : "--no-accounting");
+    RankGroup group(2, {"--steps", "5", "--batch", "32", "--timeout", "60",
+                        accounting ? "--wire-device=lo" : "--no-accounting"});
+    for (int r = 0; r < group.size(); ++r) {
+      const ExitStatus status = group.rank(r).wait(180s);
+      ASSERT_TRUE(status.exited) << "rank " << r << " hung:\n" << group.rank(r).output();
+      ASSERT_EQ(status.code, 0) << "rank " << r << ":\n" << group.rank(r).output();
+    }
+    for (int r = 0; r < group.size(); ++r) {
+      const auto start = read_events(group.metrics(r), "start").at(0);
+      const auto steps = read_events(group.metrics(r), "step");
+      ASSERT_EQ(steps.size(), 5u);
+      if (!accounting) {
+        EXPECT_EQ(start.value("accounting", true), false) << start.dump();
+        EXPECT_FALSE(start.contains("net_device")) << start.dump();
+        for (const auto& s : steps)
+          for (const char* key : {"cpu_ms", "queued_ms", "tx_bytes", "rx_bytes", "tx_packets"})
+            EXPECT_FALSE(s.contains(key)) << key << " in " << s.dump();
+        continue;
+      }
+      EXPECT_FALSE(start.contains("accounting")) << start.dump();
+      EXPECT_EQ(start.value("net_device", ""), "lo") << start.dump();
+      int64_t tx = 0;
+      for (const auto& s : steps) {
+        ASSERT_TRUE(s.contains("tx_bytes")) << s.dump();
+        tx += s["tx_bytes"].get<int64_t>();
+        EXPECT_EQ(s.contains("cpu_ms"), schedstat) << s.dump();
+      }
+      // Both ranks' allreduces cross lo: at least this rank's payload each step.
+      EXPECT_GE(tx, 5 * start["grad_bytes"].get<int64_t>());
+    }
+  }
+}
+
 TEST(Distributed, FourRanksStartedAsSrunStartsThemTrainTogether) {
   RankGroup group(4, {"--steps", "20", "--batch", "32", "--timeout", "60"}, -1,
                   RankGroup::Launcher::kSrun);

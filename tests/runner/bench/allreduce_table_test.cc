@@ -37,8 +37,8 @@ AllreduceReport two_rows(int ranks) {
   r.ranks = ranks;
   r.transport = "gloo tcp, 1 channel(s) per rank";
   r.line = {8.0, 6.0, "iperf3"};  // 8 Gbit/s = 1 GB/s
-  r.rows.push_back({1 << 20, 1 << 18, {1000.0, 0}, {2000.0, 0}});
-  r.rows.push_back({16 << 20, 4 << 20, {20000.0, 0}, {16777.216, 3}});
+  r.rows.push_back({1 << 20, 1 << 18, {1000.0, 0}, {2000.0, 0}, std::nullopt});
+  r.rows.push_back({16 << 20, 4 << 20, {20000.0, 0}, {16777.216, 3}, std::nullopt});
   return r;
 }
 
@@ -125,6 +125,51 @@ TEST(AllreduceTable, AverageAndJson) {
   EXPECT_DOUBLE_EQ(row.at("in_place").at("bus_bw_over_line").get<double>(), 1.5);
   EXPECT_EQ(j.at("out_of_bounds"), 3);
   EXPECT_DOUBLE_EQ(j.at("line_rate").at("gbit_per_s").get<double>(), 8.0);
+}
+
+// --baseline pytorch: five more columns per row (PyTorch's time, algbw,
+// busbw, #wrong, ours/pt = its time / our in-place time), the same in JSON,
+// and its #wrong in a footer line of its own.
+TEST(AllreduceTable, PytorchBaselineColumnsAndRatio) {
+  AllreduceReport r = two_rows(2);
+  r.pytorch = "PyTorch 1.13.1 torch.distributed.all_reduce (gloo, in place)";
+  r.rows[0].pytorch = AllreducePlace{3000.0, 0};   // ours in place 2000 us: 1.5x
+  r.rows[1].pytorch = AllreducePlace{8388.608, 2};  // ours 16777.216 us: 0.5x
+  EXPECT_DOUBLE_EQ(ours_over_pytorch(r.rows[0]), 1.5);
+  EXPECT_DOUBLE_EQ(ours_over_pytorch(r.rows[1]), 0.5);
+  EXPECT_EQ(pytorch_wrong(r), 2);
+  EXPECT_EQ(ours_over_pytorch(two_rows(2).rows[0]), 0.0) << "no baseline, no ratio";
+
+  const std::string text = format_allreduce_table(r);
+  const std::vector<std::string> lines = lines_of(text);
+  auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("size") != std::string::npos && l.find("redop") != std::string::npos;
+  });
+  ASSERT_NE(header, lines.end()) << text;
+  const std::vector<std::string> h = words_of(*header);
+  ASSERT_EQ(h.size(), 21u) << *header;
+  EXPECT_EQ(std::vector<std::string>(h.end() - 5, h.end()),
+            (std::vector<std::string>{"time", "algbw", "busbw", "#wrong", "ours/pt"}));
+  EXPECT_NE((header - 1)->find("pytorch gloo, in-place"), std::string::npos) << *(header - 1);
+  auto row = std::find_if(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.rfind("    16777216", 0) == 0; });
+  ASSERT_NE(row, lines.end()) << text;
+  const std::vector<std::string> w = words_of(*row);
+  ASSERT_EQ(w.size(), 20u) << *row;
+  EXPECT_EQ(w[15], "8388.61");  // PyTorch's time (us)
+  EXPECT_EQ(w[16], "2.00");     // its algbw: 16 MiB in 8.39 ms
+  EXPECT_EQ(w[18], "2");        // its #wrong
+  EXPECT_EQ(w[19], "0.50");     // ours/pt
+  EXPECT_NE(text.find("# baseline: PyTorch 1.13.1"), std::string::npos) << text;
+  EXPECT_NE(text.find("# PyTorch out of bounds : 2 FAILED"), std::string::npos) << text;
+
+  const nlohmann::json j = allreduce_report_json(r);
+  EXPECT_EQ(j.at("pytorch_out_of_bounds"), 2);
+  const nlohmann::json& first = j.at("results").at(0);
+  EXPECT_DOUBLE_EQ(first.at("pytorch").at("time").get<double>(), 3000.0);
+  EXPECT_EQ(first.at("pytorch").at("nwrong"), 0);
+  EXPECT_DOUBLE_EQ(first.at("ours_over_pytorch").get<double>(), 1.5);
+  EXPECT_FALSE(allreduce_report_json(two_rows(2)).at("results").at(0).contains("pytorch"));
 }
 
 // Sums every rank's pattern with `reduce`, as an allreduce would.

@@ -127,6 +127,40 @@ TEST(BenchAllreduce, EveryAlgorithmSumsAndAWrongReductionIsCaughtThroughIt) {
   EXPECT_NE(wrong.output.find(" 262144 "), std::string::npos) << wrong.output;  // 4 x 65536
 }
 
+// --baseline pytorch: torch.distributed's own Gloo allreduce runs in the same
+// namespaces at the same sizes; its columns are there, its result is the
+// exact sum, and ours/pt is its time over our in-place time. No speed is
+// asserted.
+TEST(BenchAllreduce, PytorchBaselineIsCheckedAndRatioComesFromTheTwoTimes) {
+  SKIP_UNLESS_NETNS_PRIVILEGES();
+  const auto run = run_command(bench_argv({"--baseline", "pytorch", "--json"}), {},
+                               std::chrono::seconds(240));
+  ASSERT_TRUE(run.status.exited) << run.output;
+  ASSERT_EQ(run.status.code, 0) << run.output;
+  const nlohmann::json j = json_of(run.output);
+  ASSERT_TRUE(j.is_object()) << run.output;
+  EXPECT_NE(j.at("pytorch").get<std::string>().find("torch.distributed.all_reduce"),
+            std::string::npos)
+      << j.dump();
+  EXPECT_EQ(j.at("pytorch_out_of_bounds"), 0);
+  ASSERT_EQ(j.at("results").size(), 3u);  // 64K, 128K, 256K
+  for (const nlohmann::json& row : j.at("results")) {
+    SCOPED_TRACE(row.dump());
+    ASSERT_TRUE(row.contains("pytorch"));
+    const nlohmann::json& pt = row.at("pytorch");
+    EXPECT_EQ(pt.at("nwrong"), 0);
+    const double pt_time = pt.at("time").get<double>();
+    const double ours_time = row.at("in_place").at("time").get<double>();
+    ASSERT_GT(pt_time, 0.0);
+    ASSERT_GT(ours_time, 0.0);
+    EXPECT_NEAR(pt.at("alg_bw").get<double>(), row.at("size").get<double>() / 1e3 / pt_time, 1e-9);
+    EXPECT_NEAR(row.at("ours_over_pytorch").get<double>(), pt_time / ours_time, 1e-9);
+  }
+  const std::string run_id = j.at("run_id").get<std::string>();
+  EXPECT_TRUE(testing::run_netns_entries("fl-" + run_id).empty()) << "namespaces left behind";
+  EXPECT_TRUE(testing::marked_processes(run_id).empty()) << "processes left behind";
+}
+
 // Ctrl-C while the ranks run: the bench stops them, removes its namespaces
 // and exits non-zero.
 TEST(BenchAllreduce, InterruptedRunLeavesNothing) {
