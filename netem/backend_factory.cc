@@ -1,6 +1,8 @@
 // make_backend() and parse_backend_kind() (declared in impairment.h).
 #include <spdlog/spdlog.h>
 
+#include <stdexcept>
+
 #include "common/input_error.h"
 #include "netem/backend_probe.h"
 #include "netem/impairment.h"
@@ -18,6 +20,10 @@ BackendKind parse_backend_kind(const std::string& word) {
 }
 
 bool shapes_without_sch_netem(const Spec& spec) { return netlink::is_rate_only(spec); }
+
+void Applied::change(const Spec& /*spec*/) {
+  throw std::runtime_error("this impairment backend cannot change an impairment in place");
+}
 
 std::unique_ptr<Backend> make_backend(BackendKind kind, std::string* why) {
   return make_backend(kind, BackendOptions{}, why);

@@ -67,6 +67,15 @@ class Applied {
   // false, and changes nothing, for a backend whose impairment lives in this
   // process (userspace): it ends with the process whatever happens.
   virtual bool release() { return false; }
+  // Puts `spec` in place of the impairment this handle holds, on the same
+  // target, without taking it off (a link fault's change of impairment,
+  // runner/scenario/impair_change.h): what is held keeps its release time,
+  // as `tc qdisc change` keeps netem's queue, and the counters go on.
+  // Destroying the handle still removes it. Throws like Backend::apply
+  // (InputError for words this backend cannot express, std::runtime_error
+  // for a kernel refusal); on a throw the impairment in force stays. By
+  // default a backend cannot: std::runtime_error.
+  virtual void change(const Spec& spec);
 };
 
 enum class BackendKind { kNetem, kUserspace, kAuto };

@@ -70,11 +70,13 @@ bool remove_owned(RtnlSocket& sock, int ifindex, const Owned& owned) {
 class NetlinkApplied : public Applied {
  public:
   NetlinkApplied(std::unique_ptr<RtnlSocket> sock, Target target, int ifindex, Owned owned,
-                 uint32_t netem_handle, std::string kind, std::string words)
+                 uint32_t netem_parent, uint32_t netem_handle, std::string kind,
+                 std::string words)
       : sock_(std::move(sock)),
         target_(std::move(target)),
         ifindex_(ifindex),
         owned_(owned),
+        netem_parent_(netem_parent),
         netem_handle_(netem_handle),
         kind_(std::move(kind)),
         words_(std::move(words)) {}
@@ -121,11 +123,37 @@ class NetlinkApplied : public Applied {
     return true;
   }
 
+  // `tc qdisc change` on the impairing qdisc: the kernel swaps its options
+  // and keeps its queue and counters. A tbf (a rate on a kernel without
+  // sch_netem) changes only to another rate; the kernel cannot turn one
+  // qdisc kind into another in place.
+  void change(const Spec& spec) override {
+    const bool tbf = kind_ == "tbf";
+    if (tbf && !is_rate_only(spec))
+      throw std::runtime_error("the impairment on " + where(target_) +
+                               " is a tbf (this kernel has no sch_netem): it can only change "
+                               "to another rate, not to '" + print_spec(spec) + "'");
+    const Spec s = tbf ? spec : with_limit(spec);
+    const QdiscPlace place{ifindex_, netem_parent_, netem_handle_};
+    const Message message = tbf ? build_tbf_qdisc(QdiscCommand::kChange, place, tbf_for_rate(spec),
+                                                  sock_->next_seq())
+                                : build_netem_qdisc(QdiscCommand::kChange, place, s, sock_->next_seq());
+    try {
+      sock_->request(message, "change " + kind_ + " qdisc");
+    } catch (const KernelError& e) {
+      throw std::runtime_error(
+          explain(e, ErrorContext{"change " + kind_ + " qdisc", target_.device, target_.netns, kind_}));
+    }
+    words_ = tbf ? tbf_words(tbf_for_rate(spec)) : print_spec(s);
+    spdlog::info("{}: changed to {} on {}", kind_, words_, where(target_));
+  }
+
  private:
   std::unique_ptr<RtnlSocket> sock_;
   Target target_;
   int ifindex_;
   Owned owned_;
+  uint32_t netem_parent_;  // where the impairing qdisc hangs (root, a parent, or fab0:2)
   uint32_t netem_handle_;  // of the impairing qdisc (netem, or tbf for a rate)
   std::string kind_;       // "netem" or "tbf"
   std::string words_;      // its tc words
@@ -272,12 +300,13 @@ std::unique_ptr<Applied> NetlinkBackend::apply(const Target& target, const Spec&
     }
   }
   uint32_t netem_handle = peers ? kLeafHandle : owned.handle;
+  uint32_t netem_parent = peers ? kImpairedClass : owned.parent;
   const bool tbf = shapes_with_tbf(spec);
   const std::string words = tbf ? tbf_words(tbf_for_rate(spec)) : print_spec(with_limit(spec));
   spdlog::info("{}: {} on {}{}", tbf ? "tbf" : "netem", words, where(target),
                peers ? " (peer filter)" : "");
-  return std::make_unique<NetlinkApplied>(std::move(sock), target, ifindex, owned, netem_handle,
-                                          tbf ? "tbf" : "netem", words);
+  return std::make_unique<NetlinkApplied>(std::move(sock), target, ifindex, owned, netem_parent,
+                                          netem_handle, tbf ? "tbf" : "netem", words);
 }
 
 Leftovers NetlinkBackend::remove_leftovers(const Target& target, bool dry_run) {

@@ -5,6 +5,7 @@
 // Not thread-safe (one queue worker owns it). Times are CLOCK_MONOTONIC ns.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <queue>
 #include <vector>
@@ -23,7 +24,12 @@ struct HeldPacket {
 
 class HeldPackets {
  public:
-  void push(int64_t release_ns, uint32_t id) { heap_.push({release_ns, arrivals_++, id}); }
+  void push(int64_t release_ns, uint32_t id) {
+    heap_.push({release_ns, arrivals_++, id});
+    latest_release_ns_ = std::max(latest_release_ns_, release_ns);
+  }
+  // The latest release time ever pushed: no packet held now is due later.
+  int64_t latest_release_ns() const { return latest_release_ns_; }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   const HeldPacket& next() const { return heap_.top(); }  // earliest release; not empty
@@ -32,6 +38,7 @@ class HeldPackets {
  private:
   std::priority_queue<HeldPacket, std::vector<HeldPacket>, std::greater<HeldPacket>> heap_;
   uint64_t arrivals_ = 0;
+  int64_t latest_release_ns_ = 0;
 };
 
 }  // namespace fabriclab::netem::userspace

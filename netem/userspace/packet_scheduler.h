@@ -39,6 +39,13 @@ class PacketScheduler {
   // the next call.
   const std::vector<uint32_t>& due(int64_t until_ns);
 
+  // Decides by `spec` from now on (a change of impairment, as `tc qdisc
+  // change` does it): the held packets keep their release times; the new
+  // model starts from `seed`. Until the last packet held under the old spec
+  // is due, packets may leave out of arrival order (a shorter delay
+  // overtakes), so in_order() is false until then.
+  void change(const Spec& spec, uint64_t seed);
+
   // Nothing can overtake (no jitter, no reorder): due() ids are then always
   // the lowest still queued, so one batch verdict covers them.
   bool in_order() const { return in_order_; }
@@ -52,6 +59,9 @@ class PacketScheduler {
   bool in_order_;
   size_t limit_;
   HeldPackets held_;
+  // After a change: in_order_ waits until the packets held before it are due.
+  bool order_waits_for_old_ = false;
+  int64_t old_packets_due_by_ns_ = 0;
   std::vector<uint32_t> due_;
 };
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
@@ -31,10 +32,14 @@ int64_t now_ns() {
 }  // namespace
 
 QueueWorker::QueueWorker(std::unique_ptr<NfqueueSocket> socket, const Spec& spec, uint64_t seed)
-    : socket_(std::move(socket)) {
+    : socket_(std::move(socket)), seed_(seed) {
   stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (stop_fd_ < 0) {
-    throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+  change_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (stop_fd_ < 0 || change_fd_ < 0) {
+    const int error = errno;
+    if (stop_fd_ >= 0) ::close(stop_fd_);
+    if (change_fd_ >= 0) ::close(change_fd_);
+    throw std::runtime_error(std::string("eventfd: ") + std::strerror(error));
   }
   thread_ = std::thread(&QueueWorker::run, this, spec, seed);
 }
@@ -42,6 +47,35 @@ QueueWorker::QueueWorker(std::unique_ptr<NfqueueSocket> socket, const Spec& spec
 QueueWorker::~QueueWorker() {
   stop();
   ::close(stop_fd_);
+  ::close(change_fd_);
+}
+
+void QueueWorker::change(const Spec& spec) {
+  std::unique_lock<std::mutex> lock(change_mutex_);
+  const uint64_t wanted = changes_taken_ + 1;
+  pending_ = spec;
+  uint64_t one = 1;
+  (void)::write(change_fd_, &one, sizeof one);
+  if (!change_taken_.wait_for(lock, std::chrono::seconds(2),
+                              [&] { return changes_taken_ >= wanted; })) {
+    pending_.reset();
+    throw std::runtime_error("the userspace impairment on NFQUEUE " +
+                             std::to_string(socket_->queue_num()) +
+                             " did not take the change within 2 s (its thread has stopped)");
+  }
+}
+
+// On the worker's thread: the spec change() left, if any.
+void QueueWorker::take_change(PacketScheduler& scheduler) {
+  uint64_t count = 0;
+  (void)::read(change_fd_, &count, sizeof count);
+  std::lock_guard<std::mutex> lock(change_mutex_);
+  if (!pending_) return;
+  // Each change draws from its own seed: reproducible when the first was.
+  scheduler.change(*pending_, seed_ + 0x9e3779b97f4a7c15ull * (changes_taken_ + 1));
+  pending_.reset();
+  ++changes_taken_;
+  change_taken_.notify_all();
 }
 
 void QueueWorker::stop() {
@@ -106,7 +140,7 @@ void QueueWorker::run(Spec spec, uint64_t seed) {
     }
   };
 
-  pollfd fds[2] = {{socket_->fd(), POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+  pollfd fds[3] = {{socket_->fd(), POLLIN, 0}, {stop_fd_, POLLIN, 0}, {change_fd_, POLLIN, 0}};
   try {
     for (;;) {
       int64_t now = now_ns();
@@ -122,12 +156,13 @@ void QueueWorker::run(Spec spec, uint64_t seed) {
         timeout.tv_nsec = left % 1000000000;
         wait = &timeout;
       }
-      int ready = ppoll(fds, 2, wait, nullptr);
+      int ready = ppoll(fds, 3, wait, nullptr);
       if (ready < 0) {
         if (errno == EINTR) continue;
         throw std::runtime_error(std::string("ppoll: ") + std::strerror(errno));
       }
       if (fds[1].revents != 0) break;
+      if (fds[2].revents != 0) take_change(scheduler);
       if (fds[0].revents != 0) socket_->receive(on_packet);
     }
     // Stopping: the rules are gone, so what is queued now is all there is.

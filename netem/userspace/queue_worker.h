@@ -20,12 +20,15 @@
 // (they would then be dropped by the kernel when the socket closes).
 //
 // Thread safety: counters() may be called from any thread; the rest from the
-// owner only.
+// owner only. change() hands its spec to the thread under a mutex.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include "netem/spec.h"
@@ -40,6 +43,8 @@ struct WorkerCounters {
   uint64_t backlog_packets = 0;  // held now
 };
 
+class PacketScheduler;
+
 class QueueWorker {
  public:
   // Takes the bound socket. spec.limit_packets 0 = no limit of our own (the
@@ -50,15 +55,27 @@ class QueueWorker {
   QueueWorker& operator=(const QueueWorker&) = delete;
 
   void stop();  // idempotent
+  // Has the thread decide by `spec` from its next packet on
+  // (PacketScheduler::change) and returns once it does. Throws
+  // std::runtime_error when the thread does not take it within 2 s (it
+  // stopped on an error).
+  void change(const Spec& spec);
   uint16_t queue_num() const { return socket_->queue_num(); }
   WorkerCounters counters() const;
   KernelQueueCounters kernel_counters() const { return socket_->kernel_counters(); }
 
  private:
   void run(Spec spec, uint64_t seed);
+  void take_change(PacketScheduler& scheduler);
 
   std::unique_ptr<NfqueueSocket> socket_;
-  int stop_fd_ = -1;  // eventfd
+  int stop_fd_ = -1;    // eventfd
+  int change_fd_ = -1;  // eventfd: a change is waiting in pending_
+  uint64_t seed_;
+  std::mutex change_mutex_;
+  std::condition_variable change_taken_;
+  std::optional<Spec> pending_;  // guarded by change_mutex_
+  uint64_t changes_taken_ = 0;   // guarded by change_mutex_
   std::thread thread_;
   std::atomic<uint64_t> packets_{0}, bytes_{0}, drops_{0}, backlog_{0};
 };

@@ -57,6 +57,14 @@ class UserspaceApplied : public Applied {
     return s;
   }
 
+  // The worker's scheduler decides by `spec` from its next packet on; the
+  // nft rules and the queue stay as they are.
+  void change(const Spec& spec) override {
+    ImpairmentModel::check_supported(spec);
+    worker_->change(spec);
+    spec_ = spec;
+  }
+
   std::string describe() const override {
     std::string where =
         target_.netns.empty() ? target_.device : target_.netns + "/" + target_.device;

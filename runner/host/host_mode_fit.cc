@@ -31,9 +31,12 @@ std::string unhostable_need(const ScenarioDefinition& s) {
   }
   if (!s.neighbours.empty())
     return "neighbour flows between ranks of the lab's switch (neighbours)";
-  if (s.link_fault)
+  if (s.link_fault && s.link_fault->kind == LinkFaultKind::kDown)
     return "a link that fails while the job runs (link_fault): the lab's switch sets its port "
            "down, and a host's own interface is not the runner's to take down";
+  if (s.link_fault)
+    return "an impairment that changes while the job runs (link_fault \"impair ...\"): host "
+           "mode does not carry out link faults";
   return "";
 }
 

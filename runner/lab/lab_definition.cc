@@ -689,6 +689,9 @@ ScenarioTables scenario_tables(const LabReader& r, const toml::table& root, int 
 // `links`: the far end of each link goes down, so the fabric needs a switch
 // between the ranks (a pair's far end is the other rank's own device, whose
 // routes would go with it), and the links must be named.
+// `link_fault = "impair 'loss 5%' for 3s at step 6"`: the words are `impair`'s,
+// and the scenario's own impairment (restored after) must be whole on its
+// links: no [[scenario.override]] that sets `impair` on some of them.
 std::optional<LinkFaultSpec> read_link_fault(const LabReader& r, const toml::table& t,
                                              const ScenarioDefinition& s,
                                              const FabricDefinition& fabric) {
@@ -701,7 +704,19 @@ std::optional<LinkFaultSpec> read_link_fault(const LabReader& r, const toml::tab
   } catch (const std::invalid_argument& e) {
     r.fail(node, "link_fault", e.what());
   }
-  if (draw_fabric(fabric.kind, fabric.ranks).switches.empty())
+  if (fault.kind == LinkFaultKind::kImpair) {
+    try {
+      impair_setting().validate(fault.impair);
+    } catch (const std::invalid_argument& e) {
+      r.fail(node, "link_fault", "impair '" + fault.impair + "': " + e.what());
+    }
+    for (const LinkOverride& o : s.overrides)
+      if (o.link_settings.count(impair_setting().key()))
+        r.fail(node, "link_fault",
+               "an impairment change restores the scenario's own impairment, which a "
+               "[[scenario.override]] setting `impair` on some links splits: drop one of them");
+  }
+  if (fault.kind == LinkFaultKind::kDown && draw_fabric(fabric.kind, fabric.ranks).switches.empty())
     r.fail(node, "link_fault",
            "a link fault needs a switch between the ranks ([topology] kind \"switch\" or "
            "\"leaf_spine\"): this fabric has none");

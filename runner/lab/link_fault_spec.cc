@@ -8,12 +8,13 @@
 namespace fabriclab::runner {
 namespace {
 
-constexpr double kShortestDown_s = 0.1;
-constexpr double kLongestDown_s = 60;
+constexpr double kShortest_s = 0.1;
+constexpr double kLongest_s = 60;
 
 const char* const kExpected =
-    "expected \"down DURATION at step N\" or \"down DURATION at SECONDSs\" "
-    "(e.g. \"down 2s at step 6\", \"down 1500ms at 10s\")";
+    "expected \"down DURATION at step N\" or \"down DURATION at SECONDSs\", or "
+    "\"impair 'NETEM WORDS' for DURATION at ...\" (e.g. \"down 2s at step 6\", "
+    "\"down 1500ms at 10s\", \"impair 'loss 5%' for 3s at step 6\")";
 
 // "2s", "1.5s", "1500ms" -> seconds.
 double seconds_of(const std::string& number, const std::string& unit) {
@@ -24,21 +25,32 @@ double seconds_of(const std::string& number, const std::string& unit) {
 }  // namespace
 
 LinkFaultSpec parse_link_fault(const std::string& text) {
+  // The impairment's words are quoted with ' (the TOML string is in "), and
+  // hold no quote of their own: tc-netem words never do.
   static const std::regex kWords(
-      R"(\s*down\s+([0-9]+(?:\.[0-9]+)?)(s|ms)\s+at\s+(?:step\s+([0-9]{1,9})|([0-9]+(?:\.[0-9]+)?)(s|ms))\s*)");
+      R"(\s*(?:down|impair\s+'([^']*)'\s+for)\s+([0-9]+(?:\.[0-9]+)?)(s|ms)\s+at\s+(?:step\s+([0-9]{1,9})|([0-9]+(?:\.[0-9]+)?)(s|ms))\s*)");
   std::smatch m;
   if (!std::regex_match(text, m, kWords)) throw std::invalid_argument(kExpected);
   LinkFaultSpec fault;
-  fault.down_s = seconds_of(m[1].str(), m[2].str());
-  if (fault.down_s < kShortestDown_s || fault.down_s > kLongestDown_s)
-    throw std::invalid_argument(fmt::format(
-        "the link is down for {} s: expected {} ms to {} s", fault.down_s,
-        kShortestDown_s * 1000, kLongestDown_s));
-  if (m[3].matched) {
-    fault.at_step = std::stoll(m[3].str());
+  const bool impair = m[1].matched;  // the impair branch of the words
+  if (impair) {
+    fault.kind = LinkFaultKind::kImpair;
+    fault.impair = m[1].str();
+    if (fault.impair.find_first_not_of(" \t") == std::string::npos)
+      throw std::invalid_argument(
+          "impair '': expected the impairment's tc-netem words between the quotes "
+          "(e.g. 'loss 5%', 'delay 50ms')");
+  }
+  fault.length_s = seconds_of(m[2].str(), m[3].str());
+  if (fault.length_s < kShortest_s || fault.length_s > kLongest_s)
+    throw std::invalid_argument(fmt::format("the link is {} for {} s: expected {} ms to {} s",
+                                            impair ? "changed" : "down", fault.length_s,
+                                            kShortest_s * 1000, kLongest_s));
+  if (m[4].matched) {
+    fault.at_step = std::stoll(m[4].str());
     if (fault.at_step < 1) throw std::invalid_argument("at step 0: steps count from 1");
   } else {
-    fault.at_s = seconds_of(m[4].str(), m[5].str());
+    fault.at_s = seconds_of(m[5].str(), m[6].str());
   }
   return fault;
 }
@@ -46,7 +58,9 @@ LinkFaultSpec parse_link_fault(const std::string& text) {
 std::string print_link_fault(const LinkFaultSpec& fault) {
   const std::string when = fault.at_step > 0 ? fmt::format("step {}", fault.at_step)
                                              : fmt::format("{}ms", fault.at_s * 1000);
-  return fmt::format("down {}ms at {}", fault.down_s * 1000, when);
+  if (fault.kind == LinkFaultKind::kImpair)
+    return fmt::format("impair '{}' for {}ms at {}", fault.impair, fault.length_s * 1000, when);
+  return fmt::format("down {}ms at {}", fault.length_s * 1000, when);
 }
 
 }  // namespace fabriclab::runner

@@ -1,17 +1,24 @@
 // A link fault during a scenario, as lab.toml writes it (`link_fault`,
-// labs/SCHEMA.md "A link fault while the job runs"): the scenario's `links`
-// go down for a while and come back, at a time or a step of the job.
+// labs/SCHEMA.md "A link fault while the job runs"): for a while, at a time
+// or a step of the job, the scenario's `links` go down, or carry another
+// impairment, and then come back as they were.
 //
 //   "down 2s at step 6"      down when every rank has completed step 6, up 2 s later
 //   "down 1500ms at 10s"     down 10 s after the job's first step (the first
 //                            step any rank completes), up 1.5 s later
+//   "impair 'loss 5%' for 3s at step 6"
+//                            the links' impairment becomes `loss 5%` (tc-netem
+//                            words, as `impair` takes them) when every rank
+//                            has completed step 6, and the scenario's own
+//                            impairment (or none) is back 3 s later
 //
-// A duration is a number with `s` or `ms`; the down time is 100 ms to 60 s
+// A duration is a number with `s` or `ms`; the length is 100 ms to 60 s
 // (shorter is below the runner's 100 ms clock; longer is not a flap).
 // runner/scenario/link_fault.h carries it out.
 //
 // Errors: std::invalid_argument saying what was expected, fit to follow
-// "key 'link_fault': ". Pure; thread-safe.
+// "key 'link_fault': ". The impairment's words are only split off here; the
+// lab loader parses them as `impair` does. Pure; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +26,15 @@
 
 namespace fabriclab::runner {
 
+enum class LinkFaultKind {
+  kDown,    // the links go down and come back up
+  kImpair,  // the links' impairment changes and is restored
+};
+
 struct LinkFaultSpec {
-  double down_s = 0;     // how long the links stay down
+  LinkFaultKind kind = LinkFaultKind::kDown;
+  std::string impair;    // kImpair: the tc-netem words in force meanwhile
+  double length_s = 0;   // how long the links stay down (or changed)
   int64_t at_step = 0;   // > 0: when every rank has completed this step
   double at_s = 0;       // at_step == 0: seconds after the job's first step
 };

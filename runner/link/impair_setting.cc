@@ -14,6 +14,7 @@ class AppliedImpairment : public AppliedLinkSetting {
                     netem::Target target)
       : applied_(std::move(applied)), backend_(backend), target_(std::move(target)) {}
   std::string describe() const override { return applied_->describe(); }
+  netem::Applied* impairment() override { return applied_.get(); }
   uint64_t drops() const override { return applied_->stats().drops; }
   // What the backend finds of its own on the device when it lists it from
   // the kernel (a dry run of its leftovers sweep: netem's root qdisc, the

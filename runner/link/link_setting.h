@@ -64,6 +64,10 @@ class AppliedLinkSetting {
   // has nothing to read back beyond describe() (a queue lives in our own
   // worker, whose rules are its apply()'s to verify).
   virtual std::string read_back() const { return describe(); }
+  // The backend's handle when this setting is an impairment (`impair`), for
+  // a link fault that changes it in place and back
+  // (runner/scenario/impair_change.h); null for every other setting.
+  virtual netem::Applied* impairment() { return nullptr; }
 };
 
 // Where a lab writes a setting, and so how long it holds.

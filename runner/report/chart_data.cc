@@ -123,10 +123,16 @@ ScenarioSeries series_of(const std::string& name, const std::string& label,
       depth_at.emplace_back(event["ts"].get<double>(), deepest / 1024);
     }
     if (kind == "link_down" && event.value("steps_done", json()).is_number())
-      series.link_faults.push_back({event["steps_done"].get<double>(), 0});
+      series.link_faults.push_back({event["steps_done"].get<double>(), 0, "link down"});
     if (kind == "link_up" && !series.link_faults.empty() &&
         event.value("down_s", json()).is_number())
       series.link_faults.back().down_s = event["down_s"].get<double>();
+    if (kind == "impair_change" && event.value("steps_done", json()).is_number())
+      series.link_faults.push_back({event["steps_done"].get<double>(), 0,
+                                    "impair '" + event.value("spec", std::string()) + "'"});
+    if (kind == "impair_restore" && !series.link_faults.empty() &&
+        event.value("changed_s", json()).is_number())
+      series.link_faults.back().down_s = event["changed_s"].get<double>();
     if (kind != "step") continue;
     const double ts = event.at("ts").get<double>();
     const double step_ms = event.at("step_ms").get<double>();
@@ -225,9 +231,9 @@ std::string loss_chart_script(const std::vector<ScenarioSeries>& series, const s
          plot_command(series, "2:3");
 }
 
-// A dashed line where a link went down, between the last step every rank
-// had completed and the next one -- the step that stalls -- labelled with
-// the scenario and how long the link was down.
+// A dashed line where a link went down (or its impairment changed), between
+// the last step every rank had completed and the next one -- the step that
+// stalls -- labelled with the scenario, what happened and for how long.
 static std::string link_fault_marks(const std::vector<ScenarioSeries>& series) {
   std::string text;
   for (const ScenarioSeries& one : series) {
@@ -235,7 +241,7 @@ static std::string link_fault_marks(const std::vector<ScenarioSeries>& series) {
       const double x = mark.after_step + 0.5;
       text += fmt::format("set arrow from {:.1f}, graph 0 to {:.1f}, graph 1 nohead dashtype 2\n", x, x);
       text += fmt::format("set label {} at {:.1f}, graph 0.95 rotate by 90 right font ',9'\n",
-                          gnuplot_quote(fmt::format("{}: link down {:.1f} s", one.name, mark.down_s)),
+                          gnuplot_quote(fmt::format("{}: {} {:.1f} s", one.name, mark.what, mark.down_s)),
                           x - 0.3);
     }
   }

@@ -60,11 +60,13 @@ struct ScenarioSeries {
   // seconds since the first step started (negative: before the job began).
   std::vector<std::pair<double, double>> queue_depth_kb;
   // A link that went down while the job ran (`link_down`/`link_up` events,
-  // runner/scenario/link_fault.h): the steps every rank had completed when
-  // it went down, and how long it stayed down (s; 0 if it never came back).
+  // runner/scenario/link_fault.h), or whose impairment changed
+  // (`impair_change`/`impair_restore`): the steps every rank had completed
+  // when it began, and how long it lasted (s; 0 if it never ended).
   struct LinkFaultMark {
     double after_step = 0;
     double down_s = 0;
+    std::string what = "link down";  // or "impair 'loss 5%'"
   };
   std::vector<LinkFaultMark> link_faults;
 };

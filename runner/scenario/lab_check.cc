@@ -21,6 +21,7 @@
 #include "runner/process/process.h"
 #include "runner/process/stop_signals.h"
 #include "runner/scenario/host_preflight.h"
+#include "runner/scenario/impair_change.h"
 #include "runner/scenario/lab_network_up.h"
 #include "runner/scenario/lab_run.h"
 
@@ -130,8 +131,10 @@ class ScenarioCheck {
       const LinkSettingKind& kind = *find_link_setting(a.key);
       try {
         for (auto& one : kind.apply(a.value, a.ranks, up_.network(),
-                                    kind.needs_backend() ? up_.backend() : nullptr))
+                                    kind.needs_backend() ? up_.backend() : nullptr)) {
+          if (one->impairment()) own_impairments_.emplace_back(one->impairment(), a.value.text());
           applied.push_back(std::move(one));
+        }
       } catch (const std::exception& e) {
         return fail(fmt::format("{} \"{}\" could not be applied: {}", a.key, a.value.text(),
                                 e.what()));
@@ -161,7 +164,9 @@ class ScenarioCheck {
     }
     if (s_.link_fault) {
       std::string why;
-      const std::string fault = check_link_fault(tmp, &why);
+      const std::string fault = s_.link_fault->kind == LinkFaultKind::kDown
+                                    ? check_link_fault(tmp, &why)
+                                    : check_impair_change(&why);
       if (fault.empty()) return fail(why);
       traffic += "; " + fault;
     }
@@ -221,6 +226,39 @@ class ScenarioCheck {
                        back.received, kPings);
   }
 
+  // The impairment change once, without a job, through the scenario's
+  // backend (impair_change.h): changed on its links' targets and restored.
+  // Returns what it did, or "" with `why`.
+  std::string check_impair_change(std::string* why) {
+    try {
+      const std::vector<int> ranks =
+          resolve_link_words(s_.links, seed_, up_.network().world_size());
+      if (!up_.backend()) throw std::runtime_error("no impairment backend");
+      std::vector<ImpairPlace> places;
+      for (netem::Target& target :
+           up_.network().impairment_targets(ranks, up_.backend()->link_direction())) {
+        ImpairPlace place;
+        place.target = std::move(target);
+        places.push_back(std::move(place));
+      }
+      if (!own_impairments_.empty() && own_impairments_.size() != places.size())
+        throw std::runtime_error("the scenario's impairment and the fault's are on different links");
+      for (size_t i = 0; i < own_impairments_.size(); ++i) {
+        places[i].own = own_impairments_[i].first;
+        places[i].own_words = own_impairments_[i].second;
+      }
+      const size_t count = places.size();
+      auto action = change_impairment(s_.link_fault->impair, std::move(places), {}, up_.backend());
+      action->begin();
+      action->end();
+      return fmt::format("impairment changed to \"{}\" and restored on {} place(s)",
+                         s_.link_fault->impair, count);
+    } catch (const std::exception& e) {
+      *why = std::string("link_fault: ") + e.what();
+      return "";
+    }
+  }
+
   bool fail(const std::string& why) {
     console_.print(fmt::format("  {:<18} FAILED  {}\n", s_.name, why));
     return false;
@@ -231,6 +269,8 @@ class ScenarioCheck {
   Console& console_;
   uint64_t seed_;
   LinkPlan plan_;
+  // The scenario's own impairments, with their words, in the order applied.
+  std::vector<std::pair<netem::Applied*, std::string>> own_impairments_;
 };
 
 }  // namespace

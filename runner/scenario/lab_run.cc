@@ -12,6 +12,7 @@
 #include "runner/lab/lab_definition.h"
 #include "runner/ledger/ledger.h"
 #include "runner/ledger/run_id.h"
+#include "runner/link/impair_setting.h"
 #include "runner/link/link_setting.h"
 #include "runner/process/stop_signals.h"
 #include "runner/rdma/softroce_support.h"
@@ -57,8 +58,13 @@ std::unique_ptr<netem::Backend> backend_for(const std::vector<const ScenarioDefi
                                             netem::BackendKind kind, std::string* why) {
   std::vector<std::pair<std::string, SettingValue>> settings(fabric_settings.begin(),
                                                              fabric_settings.end());
-  for (const auto* s : scenarios)
+  for (const auto* s : scenarios) {
     for (const auto& setting : s->every_link_setting()) settings.push_back(setting);
+    // An impairment change (link_fault "impair ...") goes through the same
+    // backend, so its words choose it too.
+    if (s->link_fault && s->link_fault->kind == LinkFaultKind::kImpair)
+      settings.emplace_back(impair_setting().key(), impair_setting().parse(s->link_fault->impair));
+  }
   bool needed = false;
   bool only_rates = true;  // every impairment a rate alone: the kernel's tbf shapes it
   for (const auto& [key, value] : settings) {

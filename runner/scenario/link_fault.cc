@@ -10,7 +10,7 @@
 namespace fabriclab::runner {
 namespace {
 
-// After the link is back, how long to wait for TCP to recover before the
+// After the fault is undone, how long to wait for TCP to recover before the
 // summary is written without it.
 constexpr auto kLongestRecovery = std::chrono::seconds(60);
 
@@ -23,37 +23,51 @@ bool between_ranks(const TcpConnection& c) {
   return c.local != c.remote && c.remote.rfind("127.", 0) != 0;
 }
 
+class LinksDown : public FaultAction {
+ public:
+  explicit LinksDown(std::vector<LinkFarEnd> ends) : ends_(std::move(ends)) {
+    for (const LinkFarEnd& end : ends_)
+      sockets_.push_back(std::make_unique<NetnsLinks>(end.netns_fd, end.netns));
+  }
+  void begin() override { set_links(false); }
+  void end() override { set_links(true); }
+  nlohmann::json links() const override {
+    nlohmann::json links = nlohmann::json::array();
+    for (const LinkFarEnd& end : ends_) links.push_back(end.link);
+    return links;
+  }
+
+ private:
+  void set_links(bool up) {
+    for (size_t i = 0; i < ends_.size(); ++i) {
+      if (up)
+        sockets_[i]->set_up(ends_[i].device);
+      else
+        sockets_[i]->set_down(ends_[i].device);
+    }
+  }
+
+  std::vector<LinkFarEnd> ends_;
+  std::vector<std::unique_ptr<NetnsLinks>> sockets_;  // one per end, bound to its namespace
+};
+
 }  // namespace
 
-LinkFault::LinkFault(const LinkFaultSpec& spec, std::vector<LinkFarEnd> ends,
-                     std::vector<int> rank_netns)
-    : spec_(spec), ends_(std::move(ends)), rank_netns_(std::move(rank_netns)) {
-  for (const LinkFarEnd& end : ends_)
-    sockets_.push_back(std::make_unique<NetnsLinks>(end.netns_fd, end.netns));
+std::unique_ptr<FaultAction> take_links_down(std::vector<LinkFarEnd> ends) {
+  return std::make_unique<LinksDown>(std::move(ends));
 }
+
+LinkFault::LinkFault(const LinkFaultSpec& spec, std::unique_ptr<FaultAction> action,
+                     std::vector<int> rank_netns)
+    : spec_(spec), action_(std::move(action)), rank_netns_(std::move(rank_netns)) {}
 
 LinkFault::~LinkFault() {
-  if (phase_ != Phase::kDown) return;
+  if (phase_ != Phase::kInForce) return;
   try {
-    set_links(true);
+    action_->end();
   } catch (const std::exception& e) {
-    spdlog::warn("link fault: could not set the links up again: {}", e.what());
+    spdlog::warn("link fault: could not undo it: {}", e.what());
   }
-}
-
-void LinkFault::set_links(bool up) {
-  for (size_t i = 0; i < ends_.size(); ++i) {
-    if (up)
-      sockets_[i]->set_up(ends_[i].device);
-    else
-      sockets_[i]->set_down(ends_[i].device);
-  }
-}
-
-nlohmann::json LinkFault::links_json() const {
-  nlohmann::json links = nlohmann::json::array();
-  for (const LinkFarEnd& end : ends_) links.push_back(end.link);
-  return links;
 }
 
 void LinkFault::sample_tcp(Clock::time_point now) {
@@ -83,24 +97,42 @@ void LinkFault::sample_tcp(Clock::time_point now) {
   max_backoff_ = std::max(max_backoff_, backoff);
   max_timeouts_ = std::max(max_timeouts_, timeouts);
   max_rto_ms_ = std::max(max_rto_ms_, rto_ms);
-  const double since_down = seconds_between(down_at_, now);
+  const double since_begun = seconds_between(begun_at_, now);
   if (trace_.empty() || trace_.back()[1] != backoff || trace_.back()[2] != rto_ms)
-    trace_.push_back({since_down, backoff, rto_ms});
+    trace_.push_back({since_begun, backoff, rto_ms});
   if (phase_ == Phase::kWatchingTcp && backoff == 0 && timeouts == 0)
-    recovered_after_up_s_ = seconds_between(up_at_, now);
+    recovered_after_up_s_ = seconds_between(ended_at_, now);
 }
 
 LinkFault::Event LinkFault::backoff_event() const {
   nlohmann::json recovered = nullptr;
   if (recovered_after_up_s_) recovered = *recovered_after_up_s_;
   return {"tcp_backoff",
-          {{"links", links_json()},
+          {{"links", action_->links()},
            {"rto_before_ms", rto_before_ms_},
            {"max_backoff", max_backoff_},
            {"max_timeouts", max_timeouts_},
            {"max_rto_ms", max_rto_ms_},
            {"recovered_after_up_s", recovered},
            {"trace", trace_}}};
+}
+
+// link_down keeps the fields it always had (planned_down_s); an impairment
+// change says its length as planned_s.
+LinkFault::Event LinkFault::begin_event(int64_t steps_done) const {
+  nlohmann::json fields = {{"links", action_->links()},
+                           {down() ? "planned_down_s" : "planned_s", spec_.length_s},
+                           {"fault", print_link_fault(spec_)},
+                           {"steps_done", steps_done}};
+  fields.update(action_->begin_fields());
+  return {down() ? "link_down" : "impair_change", std::move(fields)};
+}
+
+LinkFault::Event LinkFault::end_event(nlohmann::json fields) const {
+  fields["links"] = action_->links();
+  fields[down() ? "down_s" : "changed_s"] = seconds_between(begun_at_, ended_at_);
+  fields.update(action_->end_fields());
+  return {down() ? "link_up" : "impair_restore", std::move(fields)};
 }
 
 std::vector<LinkFault::Event> LinkFault::poll(Clock::time_point now, int64_t steps_done,
@@ -114,32 +146,25 @@ std::vector<LinkFault::Event> LinkFault::poll(Clock::time_point now, int64_t ste
                            ? steps_done >= spec_.at_step
                            : first_step_at_ && seconds_between(*first_step_at_, now) >= spec_.at_s;
       if (!due) break;
-      set_links(false);
-      phase_ = Phase::kDown;
-      down_at_ = now;
-      spdlog::info("link fault: {} down", links_json().dump());
-      events.push_back({"link_down",
-                        {{"links", links_json()},
-                         {"planned_down_s", spec_.down_s},
-                         {"fault", print_link_fault(spec_)},
-                         {"steps_done", steps_done}}});
+      action_->begin();
+      phase_ = Phase::kInForce;
+      begun_at_ = now;
+      spdlog::info("link fault: {} on {}", print_link_fault(spec_), action_->links().dump());
+      events.push_back(begin_event(steps_done));
       sample_tcp(now);
       break;
     }
-    case Phase::kDown:
+    case Phase::kInForce:
       sample_tcp(now);
-      if (seconds_between(down_at_, now) < spec_.down_s) break;
-      set_links(true);
-      up_at_ = Clock::now();
+      if (seconds_between(begun_at_, now) < spec_.length_s) break;
+      action_->end();
+      ended_at_ = Clock::now();
       phase_ = Phase::kWatchingTcp;
-      events.push_back({"link_up",
-                        {{"links", links_json()},
-                         {"down_s", seconds_between(down_at_, up_at_)},
-                         {"steps_done", steps_done}}});
+      events.push_back(end_event({{"steps_done", steps_done}}));
       break;
     case Phase::kWatchingTcp:
       sample_tcp(now);
-      if (recovered_after_up_s_ || now - up_at_ > kLongestRecovery) {
+      if (recovered_after_up_s_ || now - ended_at_ > kLongestRecovery) {
         events.push_back(backoff_event());
         phase_ = Phase::kDone;
       }
@@ -151,22 +176,19 @@ std::vector<LinkFault::Event> LinkFault::poll(Clock::time_point now, int64_t ste
 }
 
 LinkFault::Clock::duration LinkFault::due_in(Clock::time_point now) const {
-  if (phase_ != Phase::kDown) return Clock::duration::max();
-  const auto up_due = down_at_ + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(spec_.down_s));
-  return std::max(Clock::duration::zero(), up_due - now);
+  if (phase_ != Phase::kInForce) return Clock::duration::max();
+  const auto end_due = begun_at_ + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(spec_.length_s));
+  return std::max(Clock::duration::zero(), end_due - now);
 }
 
 std::vector<LinkFault::Event> LinkFault::finish() {
   std::vector<Event> events;
-  if (phase_ == Phase::kDown) {
-    set_links(true);
-    up_at_ = Clock::now();
-    events.push_back({"link_up",
-                      {{"links", links_json()},
-                       {"down_s", seconds_between(down_at_, up_at_)},
-                       {"cut_short", true}}});
+  if (phase_ == Phase::kInForce) {
+    action_->end();  // on a throw the destructor tries again
+    ended_at_ = Clock::now();
     phase_ = Phase::kWatchingTcp;
+    events.push_back(end_event({{"cut_short", true}}));
   }
   if (phase_ == Phase::kWatchingTcp) {
     events.push_back(backoff_event());

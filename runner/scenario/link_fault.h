@@ -1,19 +1,27 @@
-// A link that fails while the job runs (lab.toml `link_fault`,
-// runner/lab/link_fault_spec.h): at a step or a time of the job the far end
-// of each named link -- the switch's port toward the rank -- is set down by
-// rtnetlink (so the rank's own device loses its carrier and keeps its
-// routes, as a host does when its cable or optic fails), and set up again
-// after the fault's length. Meanwhile and until every connection has heard
-// from its peer again, it reads the ranks' TCP retransmission timers over
-// sock_diag (tcp_sockets.h): how far they backed off.
+// A link fault while the job runs (lab.toml `link_fault`,
+// runner/lab/link_fault_spec.h): at a step or a time of the job something
+// happens to the scenario's links -- a FaultAction -- and is undone after
+// the fault's length:
+//   - down (take_links_down() below): the far end of each named link -- the
+//     switch's port toward the rank -- is set down by rtnetlink (so the
+//     rank's own device loses its carrier and keeps its routes, as a host
+//     does when its cable or optic fails), and set up again;
+//   - impair (impair_change.h): the links' impairment becomes another,
+//     through the scenario's impairment backend, and the scenario's own is
+//     restored.
+// Meanwhile and until every connection has heard from its peer again, it
+// reads the ranks' TCP retransmission timers over sock_diag
+// (tcp_sockets.h): how far they backed off.
 //
 // The scenario runner calls poll() from its watch loop and records what it
-// returns as metrics.jsonl events (recordings/FORMAT.md): `link_down`,
-// `link_up`, and `tcp_backoff` once TCP has recovered (or the scenario ends).
+// returns as metrics.jsonl events (recordings/FORMAT.md): `link_down` and
+// `link_up` (or `impair_change` and `impair_restore`), and `tcp_backoff`
+// once TCP has recovered (or the scenario ends).
 //
-// Cleanup: the destructor sets a link that is still down up again; a run
-// killed while a link is down leaves it down in a namespace that
-// `fabriclab cleanup` removes with the rest (the ledger has it), so nothing
+// Cleanup: finish() and the destructor undo a fault still in force; a run
+// killed meanwhile leaves a link down (or a netem qdisc changed) in a
+// namespace that `fabriclab cleanup` removes with the rest (the ledger has
+// it), and a userspace impairment ends with the process, so nothing
 // outlives the namespaces.
 // Errors: poll() throws std::runtime_error when the kernel refuses the
 // change; the runner fails the scenario with it.
@@ -34,20 +42,35 @@
 
 namespace fabriclab::runner {
 
-class NetnsLinks;
+// What a fault does to its links, and undoes. begin() and end() throw
+// std::runtime_error; after a throw of begin() nothing of it is in force.
+class FaultAction {
+ public:
+  virtual ~FaultAction() = default;
+  virtual void begin() = 0;
+  virtual void end() = 0;
+  virtual nlohmann::json links() const = 0;  // the links it acts on, by name
+  // Fields of its own for the event that begins it and the one that ends it.
+  virtual nlohmann::json begin_fields() const { return nlohmann::json::object(); }
+  virtual nlohmann::json end_fields() const { return nlohmann::json::object(); }
+};
+
+// The far ends of `ends` down, then up (LabNetwork::link_far_ends).
+std::unique_ptr<FaultAction> take_links_down(std::vector<LinkFarEnd> ends);
 
 class LinkFault {
  public:
   using Clock = std::chrono::steady_clock;
   struct Event {
-    std::string kind;  // "link_down", "link_up", "tcp_backoff"
+    std::string kind;  // "link_down", "link_up", "impair_change", "impair_restore", "tcp_backoff"
     nlohmann::json fields;
   };
 
-  // `ends`: the links to fail (LabNetwork::link_far_ends); `rank_netns`:
+  // `action`: what the fault does (its kind is spec.kind's); `rank_netns`:
   // the namespaces whose TCP connections are watched.
-  LinkFault(const LinkFaultSpec& spec, std::vector<LinkFarEnd> ends, std::vector<int> rank_netns);
-  ~LinkFault();  // sets a link still down up again
+  LinkFault(const LinkFaultSpec& spec, std::unique_ptr<FaultAction> action,
+            std::vector<int> rank_netns);
+  ~LinkFault();  // undoes a fault still in force
   LinkFault(const LinkFault&) = delete;
   LinkFault& operator=(const LinkFault&) = delete;
 
@@ -56,32 +79,32 @@ class LinkFault {
   std::vector<Event> poll(Clock::time_point now, int64_t steps_done, int64_t any_rank_steps);
   // How long the watch loop may sleep before the next change is due.
   Clock::duration due_in(Clock::time_point now) const;
-  // At the scenario's end: the link up again if it is down, and the TCP
+  // At the scenario's end: the fault undone if it is in force, and the TCP
   // summary if it was not written yet.
   std::vector<Event> finish();
 
  private:
-  enum class Phase { kWaiting, kDown, kWatchingTcp, kDone };
-  void set_links(bool up);
-  nlohmann::json links_json() const;
+  enum class Phase { kWaiting, kInForce, kWatchingTcp, kDone };
+  bool down() const { return spec_.kind == LinkFaultKind::kDown; }
+  Event begin_event(int64_t steps_done) const;
+  Event end_event(nlohmann::json fields) const;
   void sample_tcp(Clock::time_point now);
   Event backoff_event() const;
 
   LinkFaultSpec spec_;
-  std::vector<LinkFarEnd> ends_;
+  std::unique_ptr<FaultAction> action_;
   std::vector<int> rank_netns_;
-  std::vector<std::unique_ptr<NetnsLinks>> sockets_;  // one per end, bound to its namespace
   Phase phase_ = Phase::kWaiting;
   std::optional<Clock::time_point> first_step_at_;
-  Clock::time_point down_at_{};
-  Clock::time_point up_at_{};
-  // What the timers did, from the link going down until TCP recovered.
+  Clock::time_point begun_at_{};
+  Clock::time_point ended_at_{};
+  // What the timers did, from the fault's start until TCP recovered.
   uint32_t max_backoff_ = 0;
   uint32_t max_timeouts_ = 0;
   double max_rto_ms_ = 0;
-  double rto_before_ms_ = 0;  // the largest timer just before the link went down
+  double rto_before_ms_ = 0;  // the largest timer just before the fault began
   std::optional<double> recovered_after_up_s_;
-  nlohmann::json trace_ = nlohmann::json::array();  // [s since down, backoff, rto_ms] on each change
+  nlohmann::json trace_ = nlohmann::json::array();  // [s since begun, backoff, rto_ms] on each change
 };
 
 }  // namespace fabriclab::runner

@@ -24,6 +24,7 @@
 #include "runner/cast/console.h"
 #include "runner/scenario/counter_sample.h"
 #include "runner/scenario/flow_probe.h"
+#include "runner/scenario/impair_change.h"
 #include "runner/scenario/job_places.h"
 #include "runner/scenario/link_fault.h"
 #include "runner/scenario/live_line.h"
@@ -184,6 +185,8 @@ class ScenarioRun {
         outcome_.applied.push_back(applied->describe());
         lines.push_back(outcome_.applied.back());
         spdlog::debug("scenario {}: {}", s_.name, outcome_.applied.back());
+        if (applied->impairment())
+          own_impairments_.emplace_back(applied->impairment(), std::string(a.value.text()));
         settings_.push_back(std::move(applied));
       }
       if (resolved()) outcome_.impairments[i]["applied"] = lines;
@@ -261,21 +264,65 @@ class ScenarioRun {
     neighbours_.reset();
   }
 
-  // The scenario's `link_fault` (link_fault.h), on the far ends of its
-  // links' ranks (seed: words drawn with the run's seed, as the settings').
+  // The scenario's `link_fault` (link_fault.h) on its links' ranks (seed:
+  // words drawn with the run's seed, as the settings'): their far ends go
+  // down, or their impairment changes (impair_change.h).
   void prepare_link_fault() {
     if (!s_.link_fault) return;
     std::map<std::string, int> picks;
     const std::vector<int> ranks = resolve_link_words(s_.links, c_.seed, network_.world_size(), &picks);
     for (const auto& [label, rank] : picks) outcome_.link_picks[label] = "r" + std::to_string(rank);
-    std::vector<LinkFarEnd> ends = network_.link_far_ends(ranks);
-    if (ends.empty()) throw std::runtime_error("link_fault: this runner owns none of its links");
+    std::unique_ptr<FaultAction> action;
+    size_t links = 0;
+    if (s_.link_fault->kind == LinkFaultKind::kDown) {
+      std::vector<LinkFarEnd> ends = network_.link_far_ends(ranks);
+      links = ends.size();
+      if (ends.empty()) throw std::runtime_error("link_fault: this runner owns none of its links");
+      action = take_links_down(std::move(ends));
+    } else {
+      std::vector<ImpairPlace> places = impair_places(ranks);
+      links = ranks.size();
+      std::vector<std::string> names;
+      for (int rank : ranks) names.push_back("r" + std::to_string(rank));
+      action = change_impairment(s_.link_fault->impair, std::move(places), std::move(names),
+                                 c_.backend);
+    }
     std::vector<int> namespaces;
     for (const LocalRank& local : network_.local_ranks()) namespaces.push_back(local.netns_fd);
     c_.console->print(fmt::format("   link fault \"{}\" on {} link{}\n",
-                                  print_link_fault(*s_.link_fault), ends.size(),
-                                  ends.size() == 1 ? "" : "s"));
-    link_fault_ = std::make_unique<LinkFault>(*s_.link_fault, std::move(ends), std::move(namespaces));
+                                  print_link_fault(*s_.link_fault), links, links == 1 ? "" : "s"));
+    link_fault_ =
+        std::make_unique<LinkFault>(*s_.link_fault, std::move(action), std::move(namespaces));
+  }
+
+  // Where an impairment change goes: the targets `impair` uses for these
+  // links, each with the scenario's own impairment there if it has one.
+  // The loader keeps a changed link's own impairment whole (no override of
+  // `impair` on other links), so a target is either the same as one of the
+  // scenario's or on a device it does not impair.
+  std::vector<ImpairPlace> impair_places(const std::vector<int>& ranks) const {
+    if (!c_.backend) throw std::runtime_error("link_fault: no impairment backend for this run");
+    std::vector<ImpairPlace> places;
+    for (netem::Target& target : network_.impairment_targets(ranks, c_.backend->link_direction())) {
+      ImpairPlace place;
+      place.target = std::move(target);
+      places.push_back(std::move(place));
+    }
+    if (places.empty()) throw std::runtime_error("link_fault: this runner owns none of its links");
+    // The scenario's impairments were applied on the same targets in the
+    // same order (plan_links resolved the same words with the same seed).
+    if (!own_impairments_.empty()) {
+      if (own_impairments_.size() != places.size())
+        throw std::runtime_error(fmt::format(
+            "link_fault: the scenario's impairment is on {} place(s), the fault's on {}: an "
+            "impairment change needs them on the same links",
+            own_impairments_.size(), places.size()));
+      for (size_t i = 0; i < places.size(); ++i) {
+        places[i].own = own_impairments_[i].first;
+        places[i].own_words = own_impairments_[i].second;
+      }
+    }
+    return places;
   }
 
   void poll_link_fault() {
@@ -300,6 +347,16 @@ class ScenarioRun {
       c_.console->clear_status();
       c_.console->print(fmt::format("   link up after {:.1f} s down\n", e.fields.value("down_s", 0.0)));
       c_.console->marker(s_.name + ": link up");
+    } else if (e.kind == "impair_change") {
+      c_.console->clear_status();
+      c_.console->print(fmt::format("   impairment changed to \"{}\" after step {}\n",
+                                    e.fields.value("spec", ""), e.fields.value("steps_done", 0)));
+      c_.console->marker(s_.name + ": impairment changed");
+    } else if (e.kind == "impair_restore") {
+      c_.console->clear_status();
+      c_.console->print(fmt::format("   impairment restored after {:.1f} s changed\n",
+                                    e.fields.value("changed_s", 0.0)));
+      c_.console->marker(s_.name + ": impairment restored");
     }
   }
 
@@ -535,6 +592,9 @@ class ScenarioRun {
   const Workload& workload_;
   const LinkPlan plan_;  // which setting on which link, with the run's seed
   std::vector<std::unique_ptr<AppliedLinkSetting>> settings_;
+  // The scenario's own impairments among settings_, with their words, in
+  // the order applied (an impair link fault changes them: impair_change.h).
+  std::vector<std::pair<netem::Applied*, std::string>> own_impairments_;
   std::vector<Process> ranks_;
   std::unique_ptr<NeighbourFlows> neighbours_;
   std::unique_ptr<LinkFault> link_fault_;

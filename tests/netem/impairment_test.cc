@@ -205,6 +205,32 @@ TEST_P(ImpairmentTest, RemoveLeftoversRemovesFabriclabsObjectsOnly) {
   EXPECT_TRUE(again.removed.empty());
 }
 
+// A link fault's change of impairment (netem::Applied::change): in place,
+// on the same handle, and back. With loss 100% no ping gets through; back
+// to the delay, every one does and is held at least that delay; the
+// counters go on across both changes; removing the handle then leaves
+// nothing. No time bound: "at least" and "none" only.
+TEST_P(ImpairmentTest, ChangeReplacesTheImpairmentInPlaceAndBack) {
+  require_backend();
+  if (IsSkipped()) return;
+  auto applied = apply("delay 20ms");
+  ASSERT_EQ(ping_rtts(5).size(), 5u);
+  applied->change(parse_spec("loss 100%"));
+  EXPECT_NE(applied->describe().find("loss 100%"), std::string::npos) << applied->describe();
+  const CommandResult lost = lab_->in_a("ping -n -c 5 -i 0.02 -W 1 " + std::string(VethLab::kAddrB));
+  EXPECT_NE(lost.exit_code, 0) << lost.output;
+  EXPECT_NE(lost.output.find(" 0 received"), std::string::npos) << lost.output;
+  EXPECT_GE(applied->stats().drops, 5u);
+  applied->change(parse_spec("delay 20ms"));
+  std::vector<double> rtts = ping_rtts(5);
+  ASSERT_EQ(rtts.size(), 5u);
+  EXPECT_GE(*std::min_element(rtts.begin(), rtts.end()), 20.0);
+  EXPECT_GE(applied->stats().packets, 15u) << "the counters started again at a change";
+  applied.reset();
+  EXPECT_FALSE(has_leftover());
+  EXPECT_TRUE(backend_->remove_leftovers(target_, /*dry_run=*/true).removed.empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ImpairmentTest, ::testing::Values(kNetem, kUserspace),
                          [](const ::testing::TestParamInfo<BackendCase>& info) {
                            return info.param.name;

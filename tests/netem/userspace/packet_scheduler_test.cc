@@ -63,6 +63,27 @@ TEST(PacketScheduler, AFixedDelayHoldsExactlyAndKeepsOrder) {
   EXPECT_EQ(s.due(INT64_MAX), std::vector<uint32_t>({2}));
 }
 
+// A change of impairment (a link fault's): what is held keeps its release
+// time, the next packet is decided by the new spec, and while packets held
+// under the old one remain, a shorter new delay overtakes them -- so no
+// batch verdict (in_order) until the last of them is due.
+TEST(PacketScheduler, AChangeKeepsWhatIsHeldAndDecidesTheNextByTheNewSpec) {
+  PacketScheduler s(parse_spec("delay 100ms"), 1);
+  ASSERT_TRUE(s.in_order());
+  EXPECT_EQ(s.arrive(1, 84, 0).release_ns, 100 * kMs);
+  s.change(parse_spec("delay 10ms"), 2);
+  EXPECT_FALSE(s.in_order());
+  EXPECT_EQ(s.arrive(2, 84, 1 * kMs).release_ns, 11 * kMs);
+  EXPECT_EQ(s.due(11 * kMs), std::vector<uint32_t>({2}));  // overtook packet 1
+  EXPECT_FALSE(s.in_order());
+  EXPECT_EQ(s.due(100 * kMs), std::vector<uint32_t>({1}));
+  EXPECT_TRUE(s.in_order()) << "every packet held before the change is out";
+  s.change(parse_spec("loss 100%"), 3);
+  EXPECT_EQ(s.arrive(3, 84, 200 * kMs).verdict, PacketScheduler::Verdict::kDrop);
+  s.change(parse_spec("delay 10ms"), 4);
+  EXPECT_EQ(s.arrive(4, 84, 300 * kMs).release_ns, 310 * kMs);
+}
+
 TEST(PacketScheduler, TheLimitDropsWhatWouldOverflowIt) {
   PacketScheduler s(parse_spec("delay 100ms limit 2"), 1);
   EXPECT_EQ(s.arrive(1, 84, 0).verdict, PacketScheduler::Verdict::kHold);

@@ -11,14 +11,14 @@ namespace {
 
 TEST(LinkFaultSpec, ReadsADownTimeAtAStep) {
   const LinkFaultSpec fault = parse_link_fault("down 2s at step 6");
-  EXPECT_DOUBLE_EQ(fault.down_s, 2.0);
+  EXPECT_DOUBLE_EQ(fault.length_s, 2.0);
   EXPECT_EQ(fault.at_step, 6);
   EXPECT_DOUBLE_EQ(fault.at_s, 0.0);
 }
 
 TEST(LinkFaultSpec, ReadsMillisecondsAndATime) {
   const LinkFaultSpec fault = parse_link_fault("down 1500ms at 10s");
-  EXPECT_DOUBLE_EQ(fault.down_s, 1.5);
+  EXPECT_DOUBLE_EQ(fault.length_s, 1.5);
   EXPECT_EQ(fault.at_step, 0);
   EXPECT_DOUBLE_EQ(fault.at_s, 10.0);
   EXPECT_DOUBLE_EQ(parse_link_fault("down 0.5s at 250ms").at_s, 0.25);
@@ -28,7 +28,7 @@ TEST(LinkFaultSpec, PrintsWordsThatReadBackTheSame) {
   for (const char* words : {"down 2s at step 6", "down 1500ms at 10s", "down 0.1s at 0s"}) {
     const LinkFaultSpec fault = parse_link_fault(words);
     const LinkFaultSpec again = parse_link_fault(print_link_fault(fault));
-    EXPECT_DOUBLE_EQ(again.down_s, fault.down_s) << words;
+    EXPECT_DOUBLE_EQ(again.length_s, fault.length_s) << words;
     EXPECT_EQ(again.at_step, fault.at_step) << words;
     EXPECT_DOUBLE_EQ(again.at_s, fault.at_s) << words;
   }
@@ -46,6 +46,35 @@ TEST(LinkFaultSpec, RefusesADownTimeThatIsNoFlap) {
   EXPECT_THROW(parse_link_fault("down 61s at step 3"), std::invalid_argument);
   EXPECT_NO_THROW(parse_link_fault("down 100ms at step 3"));
   EXPECT_NO_THROW(parse_link_fault("down 60s at step 3"));
+}
+
+TEST(LinkFaultSpec, ReadsAnImpairmentChange) {
+  const LinkFaultSpec fault = parse_link_fault("impair 'loss 5%' for 3s at step 6");
+  EXPECT_EQ(fault.kind, LinkFaultKind::kImpair);
+  EXPECT_EQ(fault.impair, "loss 5%");
+  EXPECT_DOUBLE_EQ(fault.length_s, 3.0);
+  EXPECT_EQ(fault.at_step, 6);
+  const LinkFaultSpec timed = parse_link_fault("impair 'delay 50ms loss 1%' for 1500ms at 2s");
+  EXPECT_EQ(timed.impair, "delay 50ms loss 1%");
+  EXPECT_DOUBLE_EQ(timed.at_s, 2.0);
+  EXPECT_EQ(parse_link_fault("down 2s at step 6").kind, LinkFaultKind::kDown);
+}
+
+TEST(LinkFaultSpec, PrintsAnImpairmentChangeThatReadsBackTheSame) {
+  const LinkFaultSpec fault = parse_link_fault("impair 'loss 5%' for 3s at 1500ms");
+  const LinkFaultSpec again = parse_link_fault(print_link_fault(fault));
+  EXPECT_EQ(again.kind, LinkFaultKind::kImpair);
+  EXPECT_EQ(again.impair, "loss 5%");
+  EXPECT_DOUBLE_EQ(again.length_s, 3.0);
+  EXPECT_DOUBLE_EQ(again.at_s, 1.5);
+}
+
+TEST(LinkFaultSpec, RefusesAnImpairmentChangeWithoutItsWords) {
+  for (const char* words : {"impair 'loss 5%' 3s at step 6", "impair loss 5% for 3s at step 6",
+                            "impair '' for 3s at step 6", "impair 'loss 5%' for 3s",
+                            "impair \"loss 5%\" for 3s at step 6", "impair 'loss 5%' for 90s at step 6"}) {
+    EXPECT_THROW(parse_link_fault(words), std::invalid_argument) << words;
+  }
 }
 
 }  // namespace

@@ -37,6 +37,27 @@ class ScopedPath {
   std::string old_;
 };
 
+// A link fault's dashed line on the step_times chart: after the steps done
+// when it began, labelled with what happened and for how long -- a link
+// down, or an impairment change (impair_change/impair_restore events).
+TEST(ChartData, StepTimesMarksALinkDownAndAnImpairmentChange) {
+  using nlohmann::json;
+  const std::vector<json> events = {
+      {{"event", "link_down"}, {"ts", 10.0}, {"steps_done", 4}},
+      {{"event", "link_up"}, {"ts", 12.0}, {"down_s", 2.0}},
+      {{"event", "impair_change"}, {"ts", 20.0}, {"steps_done", 9}, {"spec", "loss 5%"}},
+      {{"event", "impair_restore"}, {"ts", 23.0}, {"changed_s", 3.0}}};
+  const ScenarioSeries series = series_of("s", "s", events);
+  ASSERT_EQ(series.link_faults.size(), 2u);
+  EXPECT_DOUBLE_EQ(series.link_faults[0].after_step, 4);
+  EXPECT_DOUBLE_EQ(series.link_faults[0].down_s, 2.0);
+  EXPECT_DOUBLE_EQ(series.link_faults[1].after_step, 9);
+  EXPECT_DOUBLE_EQ(series.link_faults[1].down_s, 3.0);
+  const std::string script = step_time_chart_script({series}, "t", "t.svg");
+  EXPECT_NE(script.find(gnuplot_quote("s: link down 2.0 s")), std::string::npos) << script;
+  EXPECT_NE(script.find(gnuplot_quote("s: impair 'loss 5%' 3.0 s")), std::string::npos) << script;
+}
+
 TEST(ChartData, QuotesAndFileNames) {
   EXPECT_EQ(gnuplot_quote("it's"), "'it''s'");
   EXPECT_EQ(gnuplot_quote("a\nb"), "'a b'");
