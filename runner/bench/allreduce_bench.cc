@@ -39,37 +39,20 @@ constexpr int kRendezvousPort = 29500;  // in rank 0's own, fresh namespace: alw
 // the first rendezvous still in TIME_WAIT can be in the way.
 constexpr int kBaselineRendezvousPort = 29501;
 
-void validate(const AllreduceBenchOptions& o) {
-  if (o.min_bytes < 1) throw InputError("-b/--minbytes must be >= 1");
-  if (o.max_bytes < o.min_bytes)
-    throw InputError("-e/--maxbytes (" + std::to_string(o.max_bytes) +
-                     ") must be >= -b/--minbytes (" + std::to_string(o.min_bytes) + ")");
-  if (o.max_bytes > (int64_t{1} << 30)) throw InputError("-e/--maxbytes must be <= 1G");
-  if (o.step_factor < 2) throw InputError("-f/--stepfactor must be >= 2");
-  if (o.iters < 1) throw InputError("-n/--iters must be >= 1");
-  if (o.warmup < 0) throw InputError("-w/--warmup_iters must be >= 0");
+// What only the namespace bench refuses: RoCE (its ranks are in
+// namespaces) and more ranks than one machine's namespaces hold here.
+void validate_for_namespaces(const AllreduceBenchOptions& o) {
+  check_allreduce_options(o);
   if (o.transport == "roce")
     throw InputError(
-        "--transport roce: the bench's ranks run in network namespaces, and SoftRoCE (rxe) cannot "
-        "send from an interface in one on Linux 6.1 (doc/roce.md, section 2). Run the allreduce "
-        "over RoCE in host mode: a lab whose [workload] has transport = \"roce\", with `fabriclab "
-        "run LAB --hosts A,B --iface IF` on each host");
+        "--transport roce: without --hosts the bench's ranks run in network namespaces, and "
+        "SoftRoCE (rxe) cannot send from an interface in one on Linux 6.1 (doc/roce.md, section "
+        "2). Run it in host mode, on each of two hosts with rdma_rxe: expected `fabriclab bench "
+        "allreduce --hosts A,B --iface IF --transport roce`");
   if (o.transport != "tcp") throw InputError("--transport must be tcp or roce");
   if (!o.baseline.empty() && o.baseline != "pytorch")
     throw InputError("--baseline " + o.baseline + ": expected pytorch (or none)");
   if (o.ranks < 2 || o.ranks > 16) throw InputError("--ranks must be in 2..16");
-  if (o.channels < 1 || o.channels > 16) throw InputError("--channels must be in 1..16");
-  if (!is_allreduce_algorithm(o.algorithm))
-    throw InputError("--algorithm " + o.algorithm + ": expected " + allreduce_algorithm_list());
-  if (o.segment_bytes < 0 || o.segment_bytes % 4 != 0)
-    throw InputError("--segment-bytes must be a multiple of 4 (0: Gloo's default)");
-  if (!o.impair.empty()) {
-    try {
-      netem::parse_spec(o.impair);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--impair: ") + e.what());
-    }
-  }
 }
 
 std::vector<std::string> rank_argv(const AllreduceBenchOptions& o,
@@ -229,6 +212,31 @@ std::string describe_impairment(const AllreduceBenchOptions& o, const netem::Bac
 
 }  // namespace
 
+void check_allreduce_options(const AllreduceBenchOptions& o) {
+  if (o.min_bytes < 1) throw InputError("-b/--minbytes must be >= 1");
+  if (o.max_bytes < o.min_bytes)
+    throw InputError("-e/--maxbytes (" + std::to_string(o.max_bytes) +
+                     ") must be >= -b/--minbytes (" + std::to_string(o.min_bytes) + ")");
+  if (o.max_bytes > (int64_t{1} << 30)) throw InputError("-e/--maxbytes must be <= 1G");
+  if (o.step_factor < 2) throw InputError("-f/--stepfactor must be >= 2");
+  if (o.iters < 1) throw InputError("-n/--iters must be >= 1");
+  if (o.warmup < 0) throw InputError("-w/--warmup_iters must be >= 0");
+  if (o.transport != "tcp" && o.transport != "roce")
+    throw InputError("--transport must be tcp or roce");
+  if (o.channels < 1 || o.channels > 16) throw InputError("--channels must be in 1..16");
+  if (!is_allreduce_algorithm(o.algorithm))
+    throw InputError("--algorithm " + o.algorithm + ": expected " + allreduce_algorithm_list());
+  if (o.segment_bytes < 0 || o.segment_bytes % 4 != 0)
+    throw InputError("--segment-bytes must be a multiple of 4 (0: Gloo's default)");
+  if (!o.impair.empty()) {
+    try {
+      netem::parse_spec(o.impair);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--impair: ") + e.what());
+    }
+  }
+}
+
 std::vector<int64_t> allreduce_sizes(int64_t min_bytes, int64_t max_bytes, int64_t step_factor) {
   return message_sizes(min_bytes, max_bytes, step_factor);
 }
@@ -253,7 +261,7 @@ std::vector<int> parse_link_words(const std::vector<std::string>& words, int ran
 }
 
 int run_allreduce_bench(const AllreduceBenchOptions& o) {
-  validate(o);
+  validate_for_namespaces(o);
   const std::vector<int> link_ranks = parse_link_words(o.links, o.ranks);
   std::string why;
   enter_rootless_namespace_if_needed(&why);

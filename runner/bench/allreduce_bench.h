@@ -54,9 +54,9 @@ struct AllreduceBenchOptions {
   std::string backend = "auto";              // netem | userspace | auto
   bool segmentation_offload = true;
   int iperf_seconds = 3;
-  // "roce" is refused: the bench's ranks live in network namespaces, and
-  // rxe cannot send from one on Debian's 6.1 (doc/roce.md); a lab in host
-  // mode runs the allreduce over RoCE (workload transport = "roce").
+  // "roce" only with --hosts (runner/cli/bench_allreduce_hosts.h): here the
+  // ranks live in network namespaces, and rxe cannot send from one on
+  // Debian's 6.1 (doc/roce.md, section 2).
   std::string transport = "tcp";
   bool json = false;
   // "" = none; "pytorch": torch.distributed.all_reduce (Gloo) in the same
@@ -72,6 +72,11 @@ struct AllreduceBenchOptions {
 // nccl-tests' sizes: from min, multiplied by the factor while <= max, each
 // rounded down to whole fp32 elements (at least one).
 std::vector<int64_t> allreduce_sizes(int64_t min_bytes, int64_t max_bytes, int64_t step_factor);
+
+// The checks the namespace bench and the host-mode one (--hosts) share:
+// sizes, iterations, transport word, channels, algorithm, segment bytes and
+// the --impair words. InputError naming the flag.
+void check_allreduce_options(const AllreduceBenchOptions& options);
 
 // "all" / "rN" words -> sorted rank numbers; InputError naming --links.
 std::vector<int> parse_link_words(const std::vector<std::string>& words, int ranks);

@@ -25,6 +25,12 @@ std::string place_columns(const AllreduceRow& row, const AllreducePlace& place, 
                      fit(busbw_gb_per_s(row.size_bytes, place.time_us, ranks), 6), wrong);
 }
 
+bool line_measured(const LineRate& line) { return line.unmeasured.empty(); }
+
+std::string over_line_column(const AllreduceReport& r, double ratio) {
+  return line_measured(r.line) ? fit(ratio, 6) : "   N/A";
+}
+
 double over_line(const AllreduceReport& r, const AllreduceRow& row, const AllreducePlace& place) {
   const double line = line_gb_per_s(r.line);
   return line > 0 ? busbw_gb_per_s(row.size_bytes, place.time_us, r.ranks) / line : 0;
@@ -36,7 +42,8 @@ nlohmann::json place_json(const AllreduceReport& r, const AllreduceRow& row,
           {"alg_bw", algbw_gb_per_s(row.size_bytes, place.time_us)},
           {"bus_bw", busbw_gb_per_s(row.size_bytes, place.time_us, r.ranks)},
           {"nwrong", place.wrong < 0 ? nlohmann::json(nullptr) : nlohmann::json(place.wrong)},
-          {"bus_bw_over_line", over_line(r, row, place)}};
+          {"bus_bw_over_line", line_measured(r.line) ? nlohmann::json(over_line(r, row, place))
+                                                     : nlohmann::json(nullptr)}};
 }
 
 }  // namespace
@@ -85,11 +92,19 @@ std::string format_allreduce_table(const AllreduceReport& r) {
   std::string out;
   out += fmt::format("# fabriclab bench allreduce: {} ranks, {}{}\n", r.ranks, r.transport,
                      r.impairment.empty() ? ", clean link" : ", impaired: " + r.impairment);
-  out += fmt::format("# lab: run {} (namespaces fl-{}-r0...)\n", r.run_id, r.run_id);
-  out += fmt::format("# line rate: {:.3f} Gbit/s = {:.3f} GB/s ({})\n", r.line.gbit_per_s,
-                     line_gb_per_s(r.line), r.line.measured_how);
-  out += fmt::format("#   both ways at once (iperf3 --bidir): {:.3f} Gbit/s each way\n",
-                     r.line.bidir_gbit_per_s);
+  if (r.where.empty())
+    out += fmt::format("# lab: run {} (namespaces fl-{}-r0...)\n", r.run_id, r.run_id);
+  else
+    out += fmt::format("# lab: run {} ({})\n", r.run_id, r.where);
+  for (const std::string& note : r.notes) out += "# " + note + "\n";
+  if (line_measured(r.line)) {
+    out += fmt::format("# line rate: {:.3f} Gbit/s = {:.3f} GB/s ({})\n", r.line.gbit_per_s,
+                       line_gb_per_s(r.line), r.line.measured_how);
+    out += fmt::format("#   both ways at once (iperf3 --bidir): {:.3f} Gbit/s each way\n",
+                       r.line.bidir_gbit_per_s);
+  } else {
+    out += fmt::format("# line rate: not measured ({})\n", r.line.unmeasured);
+  }
   if (!r.pytorch.empty())
     out += fmt::format(
         "# baseline: {} in the same namespaces, sizes and iterations; ours/pt = its time / "
@@ -125,8 +140,8 @@ std::string format_allreduce_table(const AllreduceReport& r) {
                        "sum", -1);
     out += place_columns(row, row.out_of_place, r.ranks);
     out += place_columns(row, row.in_place, r.ranks);
-    out += fmt::format("  {:>6}  {:>6}", fit(over_line(r, row, row.out_of_place), 6),
-                       fit(over_line(r, row, row.in_place), 6));
+    out += fmt::format("  {:>6}  {:>6}", over_line_column(r, over_line(r, row, row.out_of_place)),
+                       over_line_column(r, over_line(r, row, row.in_place)));
     if (baseline && row.pytorch)
       out += place_columns(row, *row.pytorch, r.ranks) +
              fmt::format("  {:>7}", fit(ours_over_pytorch(row), 7));
@@ -160,22 +175,12 @@ nlohmann::json allreduce_report_json(const AllreduceReport& r) {
     }
     results.push_back(std::move(result));
   }
-  nlohmann::json report = {{"run_id", r.run_id},
-          {"ranks", r.ranks},
-          {"transport", r.transport},
-          {"impairment", r.impairment},
-          {"line_rate",
-           {{"gbit_per_s", r.line.gbit_per_s},
-            {"bidir_gbit_per_s", r.line.bidir_gbit_per_s},
-            {"measured_how", r.line.measured_how}}},
-          {"results", results},
-          {"out_of_bounds", total_wrong(r)},
-          {"avg_bus_bw", average_busbw(r)}};
-  if (!r.pytorch.empty()) {
-    report["pytorch"] = r.pytorch;
-    report["pytorch_out_of_bounds"] = pytorch_wrong(r);
-  }
-  return report;
+    out += fmt::format("  {:>6}  {:>6}", over_line_column(r, over_line(r, row, row.out_of_place)),
+                       over_line_column(r, over_line(r, row, row.in_place)));
+    if (baseline && row.pytorch)
+      out += place_columns(row, *row.pytorch, r.ranks) +
+             fmt::format("  {:>7}", fit(ours_over_pytorch(row), 7));
+    out += "\n";
 }
 
 }  // namespace fabriclab::runner::bench

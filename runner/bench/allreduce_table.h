@@ -38,6 +38,9 @@ struct LineRate {
   double gbit_per_s = 0;        // iperf3, one flow, rank 0 -> rank 1 (bits received / s)
   double bidir_gbit_per_s = 0;  // iperf3 --bidir, mean of the two directions (context only)
   std::string measured_how;     // e.g. "iperf3 -t 3, fl-ab12cd-r0 -> 10.77.0.2"
+  // Why there is none ("" = measured): `bench allreduce --hosts` runs no
+  // iperf3. The table then says so and its busbw/line columns are N/A.
+  std::string unmeasured;
 };
 
 struct AllreduceReport {
@@ -45,6 +48,12 @@ struct AllreduceReport {
   int ranks = 2;
   std::string transport;   // e.g. "gloo tcp, 1 channel(s)"
   std::string impairment;  // "" for a clean link, else "rate 1gbit on r0, r1"
+  // Where the ranks ran, for the second header line: "" = the namespaces
+  // fl-<run_id>-r0...; host mode: e.g. "host mode, hosts 10.99.0.1, 10.99.0.2 on eth0".
+  std::string where;
+  // More header lines, each printed after "# " (host mode: the recording,
+  // rxe's counters, whose ranks a follower's table holds).
+  std::vector<std::string> notes;
   LineRate line;
   // "" without a baseline; else what ran it, e.g. "PyTorch 1.13.1
   // torch.distributed.all_reduce, gloo, in place" (every row then has `pytorch`).

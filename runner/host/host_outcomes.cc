@@ -124,6 +124,10 @@ ScenarioOutcome merge_outcomes(const std::vector<ScenarioOutcome>& per_host,
     }
   }
   if (merged.steps_completed < 0) merged.steps_completed = 0;  // no host ran ranks
+  // --capture: the lead's pcap is the one in the recording (its --iface
+  // sees both directions of its exchange with every peer); each follower's
+  // stays in its own run directory.
+  merged.capture = per_host.front().capture;
   // A rank lost on one host fails the ranks of the others for want of it:
   // the host that lost a rank (killed by a signal) first, then the others.
   if (merged.status == rundir::ScenarioStatus::kFailed && failures.size() > 1) {

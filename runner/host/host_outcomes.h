@@ -11,6 +11,8 @@
 //   steps     completed: the fewest any host completed; planned: the most;
 //   times     started: earliest; ended: latest;
 //   applied   every host's lines, each prefixed "host N (addr): ";
+//   capture   the lead's (host 0's): its pcap is in the recording; a
+//             follower's stays in its own run directory;
 //   events    the ranks' events of every host; the runner's own events
 //             become one scenario_start (the earliest), the sum of each
 //             host's last counters (and in `links` every host's own link,

@@ -137,7 +137,7 @@ class HostLabRun {
     }
   }
 
-  int run() {
+  int run(HostRunPlace* place) {
     refuse_roce_without_softroce();
     prepare_this_host();
     // The ledger is this machine's (its own id: several runners may share a
@@ -147,6 +147,7 @@ class HostLabRun {
 
     RunRecorder recorder(lab_, options_.lab.output_dir, run["run_id"].get<std::string>(),
                          roster_.is_lead() ? "" : "-host" + std::to_string(roster_.index));
+    if (place) *place = {recorder.dir(), run["run_id"].get<std::string>(), roster_.is_lead()};
     Console& console = recorder.console();
     console.print(describe_roster());
     std::string backend_why;
@@ -538,8 +539,9 @@ class HostLabRun {
 
 }  // namespace
 
-int run_lab_on_hosts(const LabDefinition& lab, const HostRunOptions& options) {
-  return HostLabRun(options, lab).run();
+int run_lab_on_hosts(const LabDefinition& lab, const HostRunOptions& options,
+                     HostRunPlace* place) {
+  return HostLabRun(options, lab).run(place);
 }
 
 }  // namespace fabriclab::runner::host

@@ -44,10 +44,20 @@ struct HostRunOptions {
   int port = 29400;                // control store; scenario i's rendezvous on port+1+i
 };
 
+// Where this host's part of a run went, for a caller that reads it after
+// (`fabriclab bench allreduce --hosts` prints its table from it).
+struct HostRunPlace {
+  std::string run_dir;  // the lead's recording, or a follower's local run directory
+  std::string run_id;   // the lead's run id, the same on every host
+  bool lead = false;    // run_dir holds run.json and every host's events
+};
+
 // Exit code as run_lab(): 0 when every scenario ran to a result, 1 when one
 // failed, was interrupted, or a host was lost. InputError for bad options
 // (e.g. ranks that do not divide among the hosts, an unknown interface).
-// `lab` as run_lab() takes it: loaded once, by the caller.
-int run_lab_on_hosts(const LabDefinition& lab, const HostRunOptions& options);
+// `lab` as run_lab() takes it: loaded once, by the caller. `place` (may be
+// null) is filled once the run directory exists.
+int run_lab_on_hosts(const LabDefinition& lab, const HostRunOptions& options,
+                     HostRunPlace* place = nullptr);
 
 }  // namespace fabriclab::runner::host

@@ -11,7 +11,10 @@
 #   4. roce-lab.sh: lab 14 (go-back-N) in host mode, its quick form on four
 #      points: the allreduce over RoCE (Gloo's ibverbs transport) and over
 #      TCP, clean and under loss 1%: #wrong 0, go-back-N in run.json's
-#      `rdma`, the lesson held, `fabriclab grade 14`; then a SIGKILL of the
+#      `rdma`, the lesson held, `fabriclab grade 14`; `fabriclab bench
+#      allreduce --hosts --transport roce` under loss 1% with --capture: its
+#      table, #wrong 0, and in the lead's pcap (tshark) a NAK and a data PSN
+#      sent twice; then a SIGKILL of the
 #      lab's runner in a RoCE point and `fabriclab cleanup`: device, qdisc
 #      and processes gone (roce-allreduce.sh, which ran a two-scenario lab
 #      here before, is kept for doc/roce.md's measurements by hand)

@@ -5,7 +5,13 @@
 #      `rdma` shows go-back-N, the lesson's judged checks hold, `fabriclab
 #      grade 14` reads the recording (exit 0 or 1, never 2); afterwards no
 #      device, no ledger
-#   2. a SIGKILL of the runner in the middle of a RoCE point (the rxe device
+#   2. `fabriclab bench allreduce --hosts --transport roce` under netem loss
+#      1% with --capture (one invocation, 256 KiB and 512 KiB): the bench's
+#      table on both VMs, #wrong 0; on VM 0 (the lead) run.json's `capture`
+#      and its pcap read with tshark as doc/roce.md section 9 reads
+#      tcpdump's: a NAK (AETH syndrome 0x60) and a data PSN sent twice;
+#      afterwards no device, no ledger, no netem
+#   3. a SIGKILL of the runner in the middle of a RoCE point (the rxe device
 #      up, netem on eth0, the ranks running), then `fabriclab cleanup`: the
 #      device, the qdisc and every fabriclab process gone, in both VMs
 # With FULL_RUNS > 0, first that many full runs of lab 14 (the README's
@@ -131,6 +137,39 @@ EOF
   python3 -c "import json; d=json.load(open('/tmp/grade.json')); print('grade: consistent', d['consistent'], 'score', d['score'], '/', d['max_score'], [(e['id'], e['status']) for e in d['exercises']])" 2>&1
 fi
 
+ts "bench allreduce --hosts --transport roce, loss 1%, --capture"
+# The host-mode bench (a front for `run --hosts`), its table on stdout, the
+# run's own lines on stderr; the recording kept for its capture.
+"$fab" bench allreduce --hosts "$hosts" --iface eth0 --transport roce --impair "loss 1%" \
+  --backend netem -b 256K -e 512K -n 2 -w 1 --channels 1 --timeout 400 \
+  --output /tmp/bench --capture > /tmp/bench.out 2> /tmp/bench.err
+r=$?
+echo "--- the bench's stdout (vm$h):"
+cat /tmp/bench.out
+[ "$r" = 0 ] && ok "bench allreduce --hosts over RoCE: exit 0" ||
+  { fail "bench allreduce --hosts: exit $r"; tail -30 /tmp/bench.err; }
+grep -q "gloo ibverbs (RoCE)" /tmp/bench.out && ok "bench: over RoCE" || fail "bench: not over RoCE"
+rows=$(grep -cE '^ +(262144|524288) +[0-9]+ +float' /tmp/bench.out)
+[ "$rows" = 2 ] && ok "bench: a row per size" || fail "bench: $rows rows, expected 2"
+grep -q "Out of bounds values : 0 OK" /tmp/bench.out && ok "bench: #wrong 0" || fail "bench: #wrong not 0"
+device_gone && ok "bench: fabriclab_eth0 gone" || fail "bench: fabriclab_eth0 still there"
+[ "$(ledgers)" = 0 ] && ok "bench: no ledger left" || fail "bench: ledger left: $(ls /run/fabriclab/runs/)"
+netem_on_eth0 && fail "bench: netem left on eth0" || ok "bench: no netem left on eth0"
+if [ "$h" = 0 ]; then
+  brun=$(ls -d /tmp/bench/bench-*/ 2>/dev/null | head -1)
+  python3 - "$brun" <<'EOF2' || failed=$((failed + 1))
+import json, sys
+s = json.load(open(sys.argv[1] + "run.json"))["scenarios"][0]
+c = s.get("capture") or {}
+print(f"  capture: {json.dumps(c)}")
+ok = c.get("packets", 0) > 0 and c.get("file", "").startswith("captures/")
+print(("ok: " if ok else "FAIL: ") + "run.json's capture names the pcap and counts its packets")
+r = s.get("rdma") or {}
+print(f"  rdma: sent {r.get('sent_pkts')} lost {r.get('lost_pkts')} NAKs {r.get('naks')} ACK timeouts {r.get('ack_timeouts')}")
+sys.exit(0 if ok else 1)
+EOF2
+fi
+
 ts "SIGKILL of the runner in the middle of roce-1, then fabriclab cleanup"
 run_lab /tmp/killed --quick --scenario roce-0,roce-1 > /tmp/killed.log 2>&1 &
 runner=$!
@@ -156,6 +195,34 @@ device_gone && ok "after cleanup: fabriclab_eth0 gone" || fail "after cleanup: f
 netem_on_eth0 && fail "after cleanup: netem still on eth0: $(tc qdisc show dev eth0)" || ok "after cleanup: no netem on eth0"
 fab_procs && fail "after cleanup: fabriclab processes left" || ok "after cleanup: no fabriclab process"
 [ "$(ledgers)" = 0 ] && ok "after cleanup: no ledger" || fail "after cleanup: ledger left"
+
+# The bench's pcap, read last: a tshark pass under TCG takes minutes, and
+# VM 1's next host-mode run would wait for the lead only 300 s to join.
+if [ "$h" = 0 ]; then
+  ts "tshark on the bench's pcap"
+  pcap=$(ls "$brun"captures/*.pcap 2>/dev/null | head -1)
+  [ -s "$pcap" ] && ok "the lead's pcap: $pcap ($(wc -c < "$pcap") bytes)" || fail "no pcap in $brun/captures"
+  # One tshark pass (slow under TCG), then awk, as roce-wire.sh: the same
+  # fields as doc/roce.md section 9's commands, plus the destination QP
+  # (both hosts send data here, on several QPs each).
+  tshark -r "$pcap" -T fields -e frame.number -e frame.time_relative -e ip.src \
+    -e infiniband.bth.destqp -e infiniband.bth.opcode -e infiniband.bth.psn \
+    -e infiniband.aeth.syndrome 2>/dev/null > /tmp/bench-fields
+  echo "--- packets: $(wc -l < /tmp/bench-fields), RoCE: $(awk -F'\t' '$5 != ""' /tmp/bench-fields | wc -l)"
+  echo "--- NAKs (AETH syndrome 0x60 = 96): frame, from, dest QP, PSN, syndrome"
+  awk -F'\t' '$7 == 96 { print $1 "\t" $3 "\t" $4 "\t" $6 "\t" $7 }' /tmp/bench-fields > /tmp/bench-naks
+  head -5 /tmp/bench-naks
+  bnaks=$(wc -l < /tmp/bench-naks)
+  echo "--- NAK count: $bnaks"
+  # Data packets (RC opcodes 0-12: SEND, RDMA WRITE, READ request) keyed by
+  # sender, QP and PSN; ACKs (17) repeat PSNs by design and are left out.
+  awk -F'\t' '$5 != "" && $5 + 0 <= 12 { print $3 "/" $4 "/" $6 }' /tmp/bench-fields | sort > /tmp/bench-psns
+  brepeated=$(uniq -d /tmp/bench-psns | wc -l)
+  echo "--- data PSNs sent more than once: $brepeated of $(uniq /tmp/bench-psns | wc -l) distinct (sender/QP/PSN); e.g. $(uniq -d /tmp/bench-psns | head -3 | tr '\n' ' ')"
+  [ "$bnaks" -gt 0 ] && ok "the capture holds NAKs ($bnaks)" || fail "no NAK in the bench's capture"
+  [ "$brepeated" -gt 0 ] && ok "the capture holds data PSNs sent twice ($brepeated)" ||
+    fail "no data PSN sent twice in the bench's capture"
+fi
 
 if [ "$h" = 0 ] && [ "$full_runs" -gt 0 ]; then
   echo "=== recordings begin"

@@ -121,6 +121,22 @@ ScenarioOutcome outcome_of(const std::string& status, int rank, double t0) {
   return o;
 }
 
+// --capture in host mode: the merged outcome -- what run.json's scenario
+// `capture` is written from -- is the lead's own capture (its pcap is in the
+// recording); before, the merge dropped it and run.json had no `capture`.
+TEST(HostOutcomes, MergeKeepsTheLeadsCapture) {
+  const HostRoster p{{"10.0.0.1", "10.0.0.2"}, 0, 1};
+  ScenarioOutcome lead = outcome_of("completed", 0, 100);
+  lead.capture = {{"file", "captures/latency.pcap"}, {"device", "eth1"}, {"packets", 42}};
+  ScenarioOutcome follower = outcome_of("completed", 1, 100);
+  follower.capture = {{"file", "captures/latency.pcap"}, {"device", "eth1"}, {"packets", 7}};
+  const ScenarioOutcome merged = merge_outcomes({lead, follower}, p);
+  EXPECT_EQ(merged.capture, lead.capture) << merged.capture.dump();
+  // Without --capture there is none, as in namespace mode.
+  EXPECT_TRUE(merge_outcomes({outcome_of("completed", 0, 100), outcome_of("completed", 1, 100)}, p)
+                  .capture.is_null());
+}
+
 TEST(HostOutcomes, MergeKeepsEveryRanksEventsAndOneRunnerRecord) {
   const HostRoster p{{"10.0.0.1", "10.0.0.2"}, 0, 1};
   ScenarioOutcome follower = outcome_from_json(outcome_to_json(outcome_of("stalled", 1, 100.5)));
