@@ -175,12 +175,25 @@ nlohmann::json allreduce_report_json(const AllreduceReport& r) {
     }
     results.push_back(std::move(result));
   }
-    out += fmt::format("  {:>6}  {:>6}", over_line_column(r, over_line(r, row, row.out_of_place)),
-                       over_line_column(r, over_line(r, row, row.in_place)));
-    if (baseline && row.pytorch)
-      out += place_columns(row, *row.pytorch, r.ranks) +
-             fmt::format("  {:>7}", fit(ours_over_pytorch(row), 7));
-    out += "\n";
+  nlohmann::json report = {{"run_id", r.run_id},
+                           {"ranks", r.ranks},
+                           {"transport", r.transport},
+                           {"impairment", r.impairment},
+                           {"line_rate",
+                            {{"gbit_per_s", r.line.gbit_per_s},
+                             {"bidir_gbit_per_s", r.line.bidir_gbit_per_s},
+                             {"measured_how", r.line.measured_how}}},
+                           {"results", results},
+                           {"out_of_bounds", total_wrong(r)},
+                           {"avg_bus_bw", average_busbw(r)}};
+  if (!line_measured(r.line)) report["line_rate"] = {{"not_measured", r.line.unmeasured}};
+  if (!r.where.empty()) report["where"] = r.where;
+  if (!r.notes.empty()) report["notes"] = r.notes;
+  if (!r.pytorch.empty()) {
+    report["pytorch"] = r.pytorch;
+    report["pytorch_out_of_bounds"] = pytorch_wrong(r);
+  }
+  return report;
 }
 
 }  // namespace fabriclab::runner::bench

@@ -163,7 +163,7 @@ TEST(AllreduceHostLab, TheTableSaysWhereItRanAndThatNoLineRateWasMeasured) {
   r.where = "host mode, hosts 10.99.0.1, 10.99.0.2 on eth0";
   r.notes = {"rxe (fabriclab_eth0 on every host): sent 10 packets"};
   r.line.unmeasured = "host mode runs no iperf3";
-  r.rows.push_back({1 << 20, 1 << 18, {1000.0, 0}, {2000.0, 0}});
+  r.rows.push_back({1 << 20, 1 << 18, {1000.0, 0}, {2000.0, 0}, std::nullopt});
   const std::string table = format_allreduce_table(r);
   EXPECT_NE(table.find("# lab: run ab12cd (host mode, hosts 10.99.0.1, 10.99.0.2 on eth0)\n"),
             std::string::npos)
