@@ -50,6 +50,9 @@ fabriclab_schedule(runner_command_workload_test "." PROCESSORS 2 LOCKS heavy fl_
 fabriclab_schedule(runner_bench_allreduce_test "." PROCESSORS 2 LOCKS heavy fl_netns)
 fabriclab_schedule(runner_bench_allreduce_test "BadFlags" LOCKS fl_netns)
 fabriclab_schedule(runner_topo_command_test "." LOCKS fl_netns)
+# Real lab runs with a link fault, stopped by SIGTERM: every namespace and
+# ledger entry compared before and after.
+fabriclab_schedule(runner_link_fault_run_test "." PROCESSORS 2 LOCKS heavy fl_netns ledger)
 fabriclab_schedule(runner_check_command_test "." LOCKS fl_netns ledger)
 fabriclab_schedule(runner_topology_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_network_settings_test "." LOCKS fl_netns)
@@ -58,7 +61,7 @@ fabriclab_schedule(runner_link_setting_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_flow_probe_test "." PROCESSORS 2 LOCKS heavy fl_netns)
 fabriclab_schedule(runner_cleanup_stale_runs_netns_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_host_mode_test "." PROCESSORS 2 LOCKS heavy ledger)
-fabriclab_schedule(runner_host_bench_test "." PROCESSORS 2 LOCKS heavy ledger)
+fabriclab_schedule(runner_host_bench_test "." PROCESSORS 2 LOCKS heavy fl_netns ledger)
 fabriclab_schedule(runner_four_hosts_test "." PROCESSORS 2 LOCKS heavy ledger)
 fabriclab_schedule(runner_host_fault_test "." PROCESSORS 2 LOCKS heavy ledger)
 fabriclab_schedule(runner_slurm_hosts_test "." PROCESSORS 2 LOCKS heavy ledger)
