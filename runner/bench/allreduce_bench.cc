@@ -55,29 +55,24 @@ void validate_for_namespaces(const AllreduceBenchOptions& o) {
   if (o.ranks < 2 || o.ranks > 16) throw InputError("--ranks must be in 2..16");
 }
 
-std::vector<std::string> rank_argv(const AllreduceBenchOptions& o,
-                                   const std::vector<int64_t>& sizes, const std::string& results) {
+// The sweep both rank programs take, ours and PyTorch's: the same sizes,
+// iterations, check, results file and time limit.
+std::vector<std::string> sweep_args(const AllreduceBenchOptions& o,
+                                    const std::vector<int64_t>& sizes, const std::string& results) {
   std::string size_list;
   for (int64_t s : sizes) size_list += (size_list.empty() ? "" : ",") + std::to_string(s);
-  std::vector<std::string> argv = {o.program,
-                                   "bench",
-                                   "allreduce-rank",
-                                   "--sizes",
-                                   size_list,
-                                   "--iters",
-                                   std::to_string(o.iters),
-                                   "--warmup",
-                                   std::to_string(o.warmup),
-                                   "--check",
-                                   std::to_string(o.check),
-                                   "--channels",
-                                   std::to_string(o.channels),
-                                   "--algorithm",
-                                   o.algorithm,
-                                   "--results",
-                                   results,
-                                   "--timeout",
-                                   std::to_string(o.timeout_s)};
+  return {"--sizes", size_list, "--iters", std::to_string(o.iters), "--warmup",
+          std::to_string(o.warmup), "--check", std::to_string(o.check), "--results", results,
+          "--timeout", std::to_string(o.timeout_s)};
+}
+
+std::vector<std::string> rank_argv(const AllreduceBenchOptions& o,
+                                   const std::vector<int64_t>& sizes, const std::string& results) {
+  std::vector<std::string> argv = {o.program, "bench", "allreduce-rank"};
+  for (std::string& arg : sweep_args(o, sizes, results)) argv.push_back(std::move(arg));
+  for (const std::string& arg :
+       {std::string("--channels"), std::to_string(o.channels), std::string("--algorithm"), o.algorithm})
+    argv.push_back(arg);
   if (o.wrong_reduction) argv.push_back("--wrong-reduction");
   if (o.segment_bytes > 0) {
     argv.push_back("--segment-bytes");
@@ -97,22 +92,10 @@ void throw_if_stopped() {
 std::vector<std::string> baseline_argv(const AllreduceBenchOptions& o,
                                        const std::vector<int64_t>& sizes,
                                        const std::string& results) {
-  std::string size_list;
-  for (int64_t s : sizes) size_list += (size_list.empty() ? "" : ",") + std::to_string(s);
-  return {o.python,
-          o.baseline_script.empty() ? default_gloo_baseline_script() : o.baseline_script,
-          "--sizes",
-          size_list,
-          "--iters",
-          std::to_string(o.iters),
-          "--warmup",
-          std::to_string(o.warmup),
-          "--check",
-          std::to_string(o.check),
-          "--results",
-          results,
-          "--timeout",
-          std::to_string(o.timeout_s)};
+  std::vector<std::string> argv = {
+      o.python, o.baseline_script.empty() ? default_gloo_baseline_script() : o.baseline_script};
+  for (std::string& arg : sweep_args(o, sizes, results)) argv.push_back(std::move(arg));
+  return argv;
 }
 
 // One kind of rank the bench launches in every namespace: fabriclab's own,
