@@ -20,7 +20,6 @@ final JSON line: steps, warmup, wall_s, steps_per_s (after warmup).
 import argparse
 import json
 import math
-import os
 import sys
 import time
 from datetime import timedelta
@@ -30,6 +29,8 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
+
+from torchrun_env import env_int  # beside this file
 
 
 def make_model(kind: str, width: int) -> nn.Sequential:
@@ -50,14 +51,6 @@ def synthetic(seed: int, n: int):
     labels = torch.randint(10, (n,), generator=g, dtype=torch.int64)
     images = prototypes.index_select(0, labels) + torch.randn(n, 1, 28, 28, generator=g)
     return images, labels
-
-
-def env_int(name: str) -> int:
-    value = os.environ.get(name)
-    if value is None:
-        sys.exit(f"ddp_baseline: environment variable {name} is not set (expected torchrun's "
-                 "MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK)")
-    return int(value)
 
 
 def main() -> int:
@@ -81,7 +74,7 @@ def main() -> int:
     if not 0 <= a.warmup < a.steps:
         ap.error("need 0 <= --warmup < --steps")
 
-    rank, world = env_int("RANK"), env_int("WORLD_SIZE")
+    rank, world = env_int("RANK", "ddp_baseline"), env_int("WORLD_SIZE", "ddp_baseline")
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     images, labels = synthetic(a.seed, 8192)

@@ -21,7 +21,6 @@ per size to --results:
 
 import argparse
 import json
-import os
 import sys
 import time
 from datetime import timedelta
@@ -29,13 +28,7 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
-
-def env_int(name: str) -> int:
-    value = os.environ.get(name)
-    if value is None:
-        sys.exit(f"gloo_allreduce_baseline: environment variable {name} is not set (expected "
-                 "torchrun's MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE)")
-    return int(value)
+from torchrun_env import env_int  # beside this file
 
 
 def fill(tensor: torch.Tensor, rank: int) -> None:
@@ -87,8 +80,8 @@ def main() -> int:
     if a.iters < 1 or a.warmup < 0:
         ap.error("--iters must be >= 1 and --warmup >= 0")
 
-    rank, world = env_int("RANK"), env_int("WORLD_SIZE")
-    env_int("MASTER_PORT")
+    rank, world = env_int("RANK", "gloo_allreduce_baseline"), env_int("WORLD_SIZE", "gloo_allreduce_baseline")
+    env_int("MASTER_PORT", "gloo_allreduce_baseline")
     dist.init_process_group("gloo", init_method="env://", rank=rank, world_size=world,
                             timeout=timedelta(seconds=a.timeout))
     with open(a.results, "w") as out:
