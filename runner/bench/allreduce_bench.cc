@@ -89,11 +89,15 @@ void throw_if_stopped() {
                              "; everything it created is removed");
 }
 
+// --baseline-script when given (tests), else the repo's.
+std::string baseline_script(const AllreduceBenchOptions& o) {
+  return o.baseline_script.empty() ? default_gloo_baseline_script() : o.baseline_script;
+}
+
 std::vector<std::string> baseline_argv(const AllreduceBenchOptions& o,
                                        const std::vector<int64_t>& sizes,
                                        const std::string& results) {
-  std::vector<std::string> argv = {
-      o.python, o.baseline_script.empty() ? default_gloo_baseline_script() : o.baseline_script};
+  std::vector<std::string> argv = {o.python, baseline_script(o)};
   for (std::string& arg : sweep_args(o, sizes, results)) argv.push_back(std::move(arg));
   return argv;
 }
@@ -256,7 +260,7 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
   std::string torch_version;  // before the lab: a missing python3-torch is exit 2, nothing built
   if (o.baseline == "pytorch")
     torch_version = check_pytorch_baseline(
-        o.python, o.baseline_script.empty() ? default_gloo_baseline_script() : o.baseline_script,
+        o.python, baseline_script(o),
         tmp);
   Ledger ledger(make_run_id());
   TopologySpec spec;
