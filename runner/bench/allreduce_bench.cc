@@ -259,9 +259,7 @@ int run_allreduce_bench(const AllreduceBenchOptions& o) {
   TempDir tmp("fabriclab-bench-allreduce");
   std::string torch_version;  // before the lab: a missing python3-torch is exit 2, nothing built
   if (o.baseline == "pytorch")
-    torch_version = check_pytorch_baseline(
-        o.python, baseline_script(o),
-        tmp);
+    torch_version = check_pytorch_baseline(o.python, baseline_script(o), tmp);
   Ledger ledger(make_run_id());
   TopologySpec spec;
   spec.ranks = o.ranks;
