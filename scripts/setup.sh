@@ -20,6 +20,9 @@ esac
 packages=(
   # build
   build-essential cmake pkg-config ninja-build ccache
+  # the linker CMakeLists.txt prefers: the binary links in 1.4 CPU-s against
+  # ld.bfd's 6.3, each test program in 0.45 against 1.7 (doc/build.md)
+  lld
   # scripts/package.sh: CPack's DEB generator reads the binary's libraries
   # with file(1) and dpkg-shlibdeps (dpkg-dev, in build-essential)
   file

@@ -20,22 +20,10 @@
 #include <torch/types.h>
 
 #include <cstdint>
-#include <string>
+
+#include "trainer/gemm.h"
 
 namespace fabriclab::trainer {
-
-enum class Gemm {
-  kOnednn,  // dnnl_sgemm, forward and backward (the default)
-  kTorch,   // torch::nn::functional::linear: the system BLAS, as PyTorch does
-};
-
-// "onednn" | "torch"; throws InputError otherwise.
-Gemm parse_gemm(const std::string& word);
-std::string gemm_name(Gemm gemm);
-
-// What runs the products, for logs and benchmarks: e.g. "oneDNN sgemm
-// (avx512_core_amx)" or "libtorch's BLAS (OpenBLAS, Haswell kernels)".
-std::string describe_gemm(Gemm gemm);
 
 // y = x W^T + b with oneDNN for the three products of forward and backward.
 // x: [batch, in] fp32 on the CPU; differentiable in x, weight and bias.

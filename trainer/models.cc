@@ -6,14 +6,6 @@
 
 namespace fabriclab::trainer {
 
-ModelKind parse_model_kind(const std::string& word) {
-  if (word == "mlp") return ModelKind::kMlp;
-  if (word == "cnn") return ModelKind::kCnn;
-  throw InputError("unknown model '" + word + "': expected mlp or cnn");
-}
-
-std::string model_kind_name(ModelKind kind) { return kind == ModelKind::kMlp ? "mlp" : "cnn"; }
-
 torch::nn::Sequential make_model(ModelKind kind, int64_t width, Gemm gemm) {
   namespace nn = torch::nn;
   if (width <= 0) throw InputError("--width must be positive, got " + std::to_string(width));

@@ -14,17 +14,11 @@
 #include <torch/nn/modules/container/sequential.h>
 
 #include <cstdint>
-#include <string>
 
 #include "trainer/dense_layer.h"
+#include "trainer/model_kind.h"
 
 namespace fabriclab::trainer {
-
-enum class ModelKind { kMlp, kCnn };
-
-// "mlp" | "cnn"; throws InputError otherwise.
-ModelKind parse_model_kind(const std::string& word);
-std::string model_kind_name(ModelKind kind);
 
 // `width` applies to the MLP's hidden layers and the CNN's dense layer.
 torch::nn::Sequential make_model(ModelKind kind, int64_t width, Gemm gemm = Gemm::kOnednn);

@@ -16,33 +16,9 @@
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#include <chrono>
-#include <optional>
-#include <string>
-#include <vector>
+#include "trainer/rendezvous.h"
 
 namespace fabriclab::trainer {
-
-struct Rendezvous {
-  std::string master_addr;
-  int master_port = 29500;
-  int rank = 0;
-  int world_size = 1;
-  int local_rank = 0;
-  std::string bind_addr;  // address Gloo binds to; "" = derive (see make_process_group)
-  // Or interface names, comma-separated (one Gloo device each, as PyTorch
-  // does with GLOO_SOCKET_IFNAME); wins over bind_addr. `iface_from` names
-  // where it came from in errors.
-  std::string iface;
-  std::string iface_from = "--iface";
-  // torchrun's agent hosts the store (TORCHELASTIC_USE_AGENT_STORE=True):
-  // its restart count; the keys live under /worker/attempt_<n>.
-  std::optional<int> agent_store_attempt;
-  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
-  // Who set the rendezvous (common/launcher_env.h): torchrun, kubeflow,
-  // slurm, env or none; recorded in the metrics' start event.
-  std::string launcher = "none";
-};
 
 // Validates the rendezvous (InputError on bad values) and builds the group.
 // With world_size 1 returns nullptr: no store, no sockets, no network.
@@ -56,23 +32,5 @@ c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv);
 // the agent's under the prefix /worker/attempt_<n>.
 // make_process_group() uses it, as does the allreduce bench's own Gloo set-up.
 c10::intrusive_ptr<c10d::Store> connect_store(const Rendezvous& rv);
-
-// torchrun's agent's key prefix for a restart count: "/worker/attempt_<n>".
-std::string agent_store_prefix(int attempt);
-
-// The interface names in `iface` ("eth0,eth1" -> {"eth0", "eth1"}).
-std::vector<std::string> iface_names(const std::string& iface);
-
-// Throws InputError when a field is out of range (rank >= world_size, ...)
-// or, with more than one rank, an interface in `iface` does not exist here.
-void validate(const Rendezvous& rv);
-
-// A rank's process ignores SIGPIPE, as Python (and so every PyTorch DDP
-// process) does from its start. Gloo's TCP pairs write with writev(), which
-// cannot ask for MSG_NOSIGNAL: without this, a rank writing to a peer that
-// died is killed by SIGPIPE instead of reporting the broken connection, and
-// the run names a signal where the rank's own error belongs. Call it before
-// the rendezvous.
-void ignore_broken_pipes();
 
 }  // namespace fabriclab::trainer

@@ -18,6 +18,7 @@
 #include "trainer/emulated_compute.h"
 #include "trainer/gradient_sync.h"
 #include "trainer/metrics_writer.h"
+#include "trainer/models.h"
 #include "trainer/process_group.h"
 #include "trainer/sched_time.h"
 #include "trainer/wire_bytes.h"

@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "trainer/models.h"
-#include "trainer/process_group.h"
+#include "trainer/gemm.h"
+#include "trainer/model_kind.h"
+#include "trainer/rendezvous.h"
 
 namespace fabriclab::trainer {
 

@@ -44,7 +44,7 @@
 #include <string>
 #include <vector>
 
-#include "trainer/process_group.h"
+#include "trainer/rendezvous.h"
 
 namespace fabriclab::runner::bench {
 

@@ -20,7 +20,7 @@
 #include "runner/bench/train_bench_configs.h"
 #include "runner/process/process.h"
 #include "runner/workload/model_size.h"
-#include "trainer/dense_layer.h"
+#include "trainer/gemm.h"
 
 namespace fabriclab::runner::bench {
 namespace {

@@ -19,7 +19,7 @@
 #include "runner/cli/doctor_checks.h"
 #include "runner/lab/lab_definition.h"
 #include "runner/scenario/lab_fit.h"
-#include "trainer/dense_layer.h"
+#include "trainer/gemm.h"
 
 namespace fabriclab::cli {
 
