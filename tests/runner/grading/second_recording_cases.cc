@@ -94,13 +94,16 @@ const std::vector<LabCase>& lab_cases() {
     // is the clean one (its ratios to tail-2 and clean-16 move), it has no
     // slowest-of-16 figure or prediction (which-model: neither).
     {"10", {{{"tail-16", "clean-16"}, {"clean-16", "tail-16"}}}},
-    // flap-2s holds clean's run, flap-3s flap-2s's, clean flap-3s's:
+    // flap-2s holds clean's run, flap-3s flap-1s's, flap-1s flap-2s's,
+    // clean flap-3s's:
     // flap-2s has no link fault (no stall to predict, no recovery_s;
-    // why-longer: "none"), flap-3s backed off four times (backoff-3s 3 ->
-    // 4); another seed, another rank.
+    // why-longer: "none"), flap-3s backed off twice (backoff-3s 4 -> 2;
+    // the reference's flap-2s backed off four times too, so it would not
+    // move it); another seed, another rank.
     {"13",
      {{{"flap-2s", "clean"},
-       {"flap-3s", "flap-2s"},
+       {"flap-3s", "flap-1s"},
+       {"flap-1s", "flap-2s"},
        {"clean", "flap-3s"}}}},
     // roce-0 and roce-0p5 swapped (the RoCE sweep's base moves); roce-1
     // holds tcp-0p5's measurements (a TCP run: no resent_per_lost, "none";
