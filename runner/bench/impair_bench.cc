@@ -142,6 +142,9 @@ void bench_backend(const std::string& name, netem::Backend& backend, const Impai
     auto applied = backend.apply(target, netem::Spec{});
     through.push_back(lab.iperf_gbps(opt.iperf_seconds));
   }
+  // Issue 38: an idle link through the backend carries at least 0.9 of the
+  // bare veth's TCP rate, so a lab's clean scenario is not the backend's.
+  constexpr double kPassThroughTarget = 0.9;
   double ratio = median(through) / median(bare);
   std::string rounds;
   for (int i = 0; i < opt.iperf_rounds; ++i) {
@@ -149,8 +152,9 @@ void bench_backend(const std::string& name, netem::Backend& backend, const Impai
     std::snprintf(buf, sizeof buf, "%s%.2f/%.2f", i ? ", " : "", through[i], bare[i]);
     rounds += buf;
   }
-  std::printf("  bare link %.2f Gbit/s, through %s %.2f Gbit/s: ratio %.2f (target >= 0.80) %s\n",
-              median(bare), name.c_str(), median(through), ratio, verdict(ratio >= 0.8));
+  std::printf("  bare link %.2f Gbit/s, through %s %.2f Gbit/s: ratio %.2f (target >= %.2f) %s\n",
+              median(bare), name.c_str(), median(through), ratio, kPassThroughTarget,
+              verdict(ratio >= kPassThroughTarget));
   std::printf("  rounds (through/bare, Gbit/s): %s\n", rounds.c_str());
 
   bench_rate(name, backend, lab, opt, result);
