@@ -3,16 +3,49 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-#include <vector>
-
-#include "common/file_text.h"
+#include <utility>
 
 namespace fabriclab {
 namespace {
 
 uint64_t minus(uint64_t now, uint64_t before) { return now >= before ? now - before : 0; }
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// One line, "  eth0: rx_bytes rx_packets errs drop fifo frame compressed
+// multicast tx_bytes tx_packets errs drop fifo colls carrier compressed": its
+// name and counters, or nullopt when it is not a device's line. A name never
+// holds ':' (dev_valid_name()), and with large counters the first number may
+// touch the colon: split there, not at whitespace. Parsed by hand, not with
+// streams: the trainer parses its device's line twice a step.
+std::optional<std::pair<std::string_view, DeviceCounters>> parse_line(std::string_view line) {
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view name = line.substr(0, colon);
+  while (!name.empty() && is_blank(name.front())) name.remove_prefix(1);
+  while (!name.empty() && is_blank(name.back())) name.remove_suffix(1);
+  if (name.empty()) return std::nullopt;
+  uint64_t values[16];
+  int count = 0;
+  for (size_t i = colon + 1; i < line.size();) {
+    if (is_blank(line[i])) {
+      ++i;
+      continue;
+    }
+    if (line[i] < '0' || line[i] > '9' || count == 16) return std::nullopt;
+    uint64_t value = 0;
+    for (; i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i) {
+      const uint64_t digit = static_cast<uint64_t>(line[i] - '0');
+      if (value > (UINT64_MAX - digit) / 10) return std::nullopt;  // not a counter
+      value = value * 10 + digit;
+    }
+    if (i < line.size() && !is_blank(line[i])) return std::nullopt;  // "12x"
+    values[count++] = value;
+  }
+  if (count != 16) return std::nullopt;
+  return std::make_pair(name, DeviceCounters{values[0], values[1], values[8], values[9],
+                                             values[3], values[11]});
+}
 
 }  // namespace
 
@@ -22,53 +55,68 @@ DeviceCounters counters_since(const DeviceCounters& now, const DeviceCounters& b
           minus(now.rx_dropped, before.rx_dropped), minus(now.tx_dropped, before.tx_dropped)};
 }
 
+std::optional<DeviceCounters> parse_device_line(std::string_view line, std::string_view device) {
+  const auto parsed = parse_line(line);
+  if (!parsed || parsed->first != device) return std::nullopt;
+  return parsed->second;
+}
+
 std::map<std::string, DeviceCounters> parse_proc_net_dev(const std::string& text) {
-  // "  eth0: rx_bytes rx_packets errs drop fifo frame compressed multicast
-  //          tx_bytes tx_packets errs drop fifo colls carrier compressed".
-  // A name never holds ':' (dev_valid_name()), and with large counters the
-  // first number may touch the colon: split there, not at whitespace.
   std::map<std::string, DeviceCounters> devices;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::istringstream name_part(line.substr(0, colon));
-    std::string name;
-    if (!(name_part >> name)) continue;
-    std::istringstream fields(line.substr(colon + 1));
-    std::vector<uint64_t> values;
-    for (uint64_t v; fields >> v;) values.push_back(v);
-    if (values.size() != 16 || !fields.eof()) continue;
-    devices[name] = {values[0], values[1], values[8], values[9], values[3], values[11]};
+  const std::string_view all(text);
+  for (size_t start = 0; start < all.size();) {
+    size_t end = all.find('\n', start);
+    if (end == std::string_view::npos) end = all.size();
+    if (const auto parsed = parse_line(all.substr(start, end - start)))
+      devices[std::string(parsed->first)] = parsed->second;
+    start = end + 1;
   }
   return devices;
 }
 
 std::optional<DeviceCounters> read_device_counters(const std::string& path,
                                                    const std::string& device) {
-  // The trainer reads this twice a step: one read() and only the device's
-  // line parsed (an ifstream and every device's line cost ~20 us a read here;
-  // doc/benchmarks.md, "The per-step accounting").
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string text;
-  char buf[8192];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  // The line whose name (before the colon, after the padding) is `device`.
+  return DeviceCounterReader(path, device).read();
+}
+
+DeviceCounterReader::DeviceCounterReader(std::string path, std::string device)
+    : path_(std::move(path)), device_(std::move(device)) {}
+
+DeviceCounterReader::~DeviceCounterReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::optional<DeviceCounters> DeviceCounterReader::read() {
+  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return std::nullopt;
+  // From offset 0 until the end: a lab namespace's file (lo, eth0) fits the
+  // first read; a host's with many devices takes a few.
+  if (text_.size() < 4096) text_.resize(4096);
+  size_t used = 0;
+  for (;;) {
+    if (used == text_.size()) text_.resize(2 * text_.size());
+    const ssize_t n = ::pread(fd_, text_.data() + used, text_.size() - used,
+                              static_cast<off_t>(used));
+    if (n < 0) {
+      // The next read opens the file again.
+      ::close(fd_);
+      fd_ = -1;
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    used += static_cast<size_t>(n);
+  }
+  // The line whose name (before the colon, after the padding) is the device.
+  const std::string_view text(text_.data(), used);
   for (size_t start = 0; start < text.size();) {
     size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const size_t colon = text.find(':', start);
-    if (colon < end) {
-      size_t name = start;
-      while (name < colon && text[name] == ' ') ++name;
-      if (text.compare(name, colon - name, device) == 0) {
-        const auto devices = parse_proc_net_dev(text.substr(start, end - start));
-        const auto it = devices.find(device);
-        if (it == devices.end()) return std::nullopt;
-        return it->second;
-      }
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    const size_t colon = line.find(':');
+    if (colon != std::string_view::npos) {
+      std::string_view name = line.substr(0, colon);
+      while (!name.empty() && is_blank(name.front())) name.remove_prefix(1);
+      if (name == device_) return parse_device_line(line, device_);
     }
     start = end + 1;
   }

@@ -10,13 +10,15 @@
 // common/scoped_netns.h). The runner reads the lab namespaces' devices
 // through the second, the trainer its own through the first.
 //
-// Thread safety: pure functions; reading is safe from any thread.
+// Thread safety: the functions are pure and safe from any thread; a
+// DeviceCounterReader belongs to one thread at a time.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace fabriclab {
 
@@ -39,8 +41,38 @@ DeviceCounters counters_since(const DeviceCounters& now, const DeviceCounters& b
 std::map<std::string, DeviceCounters> parse_proc_net_dev(const std::string& text);
 
 // `device`'s counters from the file at `path` (e.g. "/proc/self/net/dev");
-// nullopt when the file cannot be read or has no such device.
+// nullopt when the file cannot be read or has no such device. Opens the file
+// for this one read; a caller that reads every step keeps a
+// DeviceCounterReader instead.
 std::optional<DeviceCounters> read_device_counters(const std::string& path,
                                                    const std::string& device);
+
+// `device`'s counters read again and again from one open file: the trainer
+// reads its interface's twice a step, and opening a /proc file is most of
+// what a read costs (doc/benchmarks.md, "The per-step accounting"). A pread
+// at offset 0 makes the kernel print the file afresh, so every read() sees
+// the counters of that moment. The file is opened at the first read (and
+// again after a failed one); /proc/self/net/dev stays bound to the network
+// namespace the process was in when it was opened.
+class DeviceCounterReader {
+ public:
+  DeviceCounterReader(std::string path, std::string device);
+  ~DeviceCounterReader();
+  DeviceCounterReader(const DeviceCounterReader&) = delete;
+  DeviceCounterReader& operator=(const DeviceCounterReader&) = delete;
+
+  // nullopt when the file cannot be read or has no such device.
+  std::optional<DeviceCounters> read();
+
+ private:
+  std::string path_;
+  std::string device_;
+  int fd_ = -1;
+  std::string text_;  // the file's text, its buffer reused from read to read
+};
+
+// The counters of one /proc/net/dev line ("  eth0: 16 numbers"), if it is
+// `device`'s and well formed.
+std::optional<DeviceCounters> parse_device_line(std::string_view line, std::string_view device);
 
 }  // namespace fabriclab

@@ -12,8 +12,11 @@
 // undercounts. Not thread-safe; one per rank.
 #pragma once
 
+#include <dirent.h>
+
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fabriclab::trainer {
 
@@ -28,7 +31,36 @@ std::optional<SchedTime> parse_schedstat(const std::string& line);
 
 // The sum over `task_dir`'s threads (default: this process's); nullopt
 // when the kernel has no schedstat (CONFIG_SCHED_INFO off) or the folder
-// cannot be read.
+// cannot be read. Opens every file for this one reading; the trainer, which
+// reads twice a step, keeps a SchedClock.
 std::optional<SchedTime> process_sched_time(const std::string& task_dir = "/proc/self/task");
+
+// process_sched_time() with the files kept open between readings: the
+// folder, and each thread's schedstat, read with pread at offset 0 (which
+// makes the kernel print it afresh). Opening /proc files was most of what the
+// per-step accounting cost (doc/benchmarks.md, "The per-step accounting").
+// Every reading lists the threads again -- one getdents on the open folder --
+// so a thread started since the last one is counted from its first reading,
+// as process_sched_time() counts it; a thread that ended has its file closed.
+class SchedClock {
+ public:
+  explicit SchedClock(std::string task_dir = "/proc/self/task");
+  ~SchedClock();
+  SchedClock(const SchedClock&) = delete;
+  SchedClock& operator=(const SchedClock&) = delete;
+
+  // As process_sched_time(task_dir) at this moment.
+  std::optional<SchedTime> now();
+
+ private:
+  struct Thread {
+    std::string tid;  // the entry's name in task_dir
+    int fd = -1;      // its schedstat, open
+    bool listed = false;
+  };
+  std::string task_dir_;
+  DIR* threads_ = nullptr;
+  std::vector<Thread> open_;
+};
 
 }  // namespace fabriclab::trainer

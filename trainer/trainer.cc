@@ -230,7 +230,7 @@ class TrainingRun {
 
     const auto step_start = Clock::now();
     const std::optional<SchedTime> sched_start =
-        o_.accounting ? process_sched_time() : std::nullopt;
+        o_.accounting ? sched_clock_.now() : std::nullopt;
     wire_.start();
     set_learning_rate(optimizer_, cosine_lr(o_.lr, step, total_steps_));
     optimizer_.zero_grad();
@@ -262,7 +262,7 @@ class TrainingRun {
     if (padded_) step_fields["slowed_ms"] = slowed_ms;
     // How much of the step this rank ran, and how much it was ready to run
     // with no core free (sched_time.h): the machine's CPU, beside the wait.
-    if (const std::optional<SchedTime> sched_end = sched_start ? process_sched_time() : std::nullopt;
+    if (const std::optional<SchedTime> sched_end = sched_start ? sched_clock_.now() : std::nullopt;
         sched_start && sched_end) {
       step_fields["cpu_ms"] = sched_end->on_cpu_ms - sched_start->on_cpu_ms;
       step_fields["queued_ms"] = sched_end->queued_ms - sched_start->queued_ms;
@@ -366,6 +366,7 @@ class TrainingRun {
   const int64_t steps_per_epoch_;
   const int64_t total_steps_;
   WireBytes wire_;
+  SchedClock sched_clock_;  // the threads' schedstat files, kept open
   torch::optim::SGD optimizer_;
   const bool slowed_;
   const bool padded_;  // some of each step's compute is slept (above)

@@ -57,7 +57,8 @@ struct TrainOptions {
   double step_compute_ms = 0;
   // The per-step accounting: each step event's cpu_ms and queued_ms (two
   // reads of /proc/self/task/*/schedstat, sched_time.h) and tx/rx bytes and
-  // packets (two of /proc/self/net/dev, wire_bytes.h). false (--no-accounting)
+  // packets (two of /proc/self/net/dev, wire_bytes.h), the files kept open
+  // from step to step. false (--no-accounting)
   // skips those reads, and the fields: what `bench train --accounting-cost`
   // sets against it to say what the accounting costs a step.
   bool accounting = true;

@@ -40,15 +40,15 @@ std::string lab_interface(const std::string& iface, const std::string& bind_addr
 }
 
 WireBytes::WireBytes(std::string device, std::string proc_net_dev)
-    : device_(std::move(device)), path_(std::move(proc_net_dev)) {}
+    : device_(std::move(device)), counters_(std::move(proc_net_dev), device_) {}
 
 void WireBytes::start() {
-  if (!device_.empty()) start_ = read_device_counters(path_, device_);
+  if (!device_.empty()) start_ = counters_.read();
 }
 
 nlohmann::json WireBytes::since_start() const {
   if (device_.empty()) return nlohmann::json::object();
-  const auto now = read_device_counters(path_, device_);
+  const auto now = counters_.read();
   if (!start_ || !now) {
     return {{"tx_bytes", nullptr}, {"rx_bytes", nullptr}, {"tx_packets", nullptr},
             {"rx_packets", nullptr}};

@@ -26,6 +26,8 @@ namespace fabriclab::trainer {
 // (Gloo then picks by the host name; counting a guess would mislead).
 std::string lab_interface(const std::string& iface, const std::string& bind_addr);
 
+// The counters file stays open from read to read (DeviceCounterReader): two
+// reads a step.
 class WireBytes {
  public:
   // `device` "" = nothing measured. `proc_net_dev` is for tests.
@@ -40,7 +42,7 @@ class WireBytes {
 
  private:
   std::string device_;
-  std::string path_;
+  mutable DeviceCounterReader counters_;  // reading moves no counter
   std::optional<DeviceCounters> start_;
 };
 

@@ -53,5 +53,6 @@ void add_bench_impair_command(CLI::App& app);     // `bench impair`; creates `be
 void add_bench_queue_command(CLI::App& app);      // `bench queue`
 void add_bench_train_command(CLI::App& app);      // `bench train`; creates `bench` if absent
 void add_bench_allreduce_command(CLI::App& app);  // `bench allreduce` (+ hidden allreduce-rank)
+void add_bench_accounting_command(CLI::App& app);  // `bench accounting`
 
 }  // namespace fabriclab::cli

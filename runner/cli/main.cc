@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   fabriclab::cli::add_bench_queue_command(app);
   fabriclab::cli::add_bench_train_command(app);
   fabriclab::cli::add_bench_allreduce_command(app);
+  fabriclab::cli::add_bench_accounting_command(app);
 
   // CLI11 would only say "A subcommand is required" for a misspelt one.
   const std::function<bool(const CLI::App*)> every = [](const CLI::App*) { return true; };

@@ -39,12 +39,53 @@ TEST(SchedTime, SumsThreadsAndSaysWhenThereAreNone) {
   std::filesystem::remove_all(dir);
 }
 
+// SchedClock keeps the files open between readings: a file rewritten is read
+// afresh, a thread that appears is counted, one that ends is dropped.
+TEST(SchedTime, KeptOpenClockFollowsTheThreadsAndTheirFiles) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "sched_clock_test";
+  std::filesystem::remove_all(dir);
+  const auto write = [&](const char* tid, const char* line) {
+    std::filesystem::create_directories(dir / tid);
+    std::ofstream(dir / tid / "schedstat") << line;
+  };
+  write("101", "1000000 2000000 3\n");
+  SchedClock clock(dir.string());
+  ASSERT_TRUE(clock.now());
+  EXPECT_DOUBLE_EQ(clock.now()->on_cpu_ms, 1);
+
+  write("101", "5000000 2000000 4\n");  // the same file, new numbers
+  write("102", "1000000 1000000 1\n");  // a thread started
+  auto t = clock.now();
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->on_cpu_ms, 6);
+  EXPECT_DOUBLE_EQ(t->queued_ms, 3);
+
+  std::filesystem::remove_all(dir / "101");  // a thread ended
+  t = clock.now();
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->on_cpu_ms, 1);
+
+  std::filesystem::remove_all(dir);
+  EXPECT_FALSE(clock.now()) << "no threads left";
+}
+
 TEST(SchedTime, ThisProcessRunsWhileItComputes) {
   const auto before = process_sched_time();
   if (!before) GTEST_SKIP() << "this kernel keeps no schedstat";
   volatile double x = 0;
   for (int i = 0; i < 20000000; ++i) x = x + 1e-9 * i;
   const auto after = process_sched_time();
+  ASSERT_TRUE(after);
+  EXPECT_GT(after->on_cpu_ms, before->on_cpu_ms);
+}
+
+TEST(SchedTime, KeptOpenClockSeesThisProcessRun) {
+  SchedClock clock;
+  const auto before = clock.now();
+  if (!before) GTEST_SKIP() << "this kernel keeps no schedstat";
+  volatile double x = 0;
+  for (int i = 0; i < 20000000; ++i) x = x + 1e-9 * i;
+  const auto after = clock.now();
   ASSERT_TRUE(after);
   EXPECT_GT(after->on_cpu_ms, before->on_cpu_ms);
 }
