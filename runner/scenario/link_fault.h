@@ -30,35 +30,33 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/lab/link_fault_spec.h"
+#include "runner/scenario/scenario_fault.h"
 #include "runner/topology/lab_network.h"
 
 namespace fabriclab::runner {
 
 class NetnsLinks;
 
-class LinkFault {
+class LinkFault : public ScenarioFault {
  public:
-  using Clock = std::chrono::steady_clock;
-  struct Event {
-    std::string kind;  // "link_down", "link_up", "tcp_backoff"
-    nlohmann::json fields;
-  };
+  // Its events: "link_down", "link_up", "tcp_backoff".
 
   // `ends`: the links to fail (LabNetwork::link_far_ends); `rank_netns`:
   // the namespaces whose TCP connections are watched.
   LinkFault(const LinkFaultSpec& spec, std::vector<LinkFarEnd> ends, std::vector<int> rank_netns);
-  ~LinkFault();  // sets a link still down up again
+  ~LinkFault() override;  // sets a link still down up again
   LinkFault(const LinkFault&) = delete;
   LinkFault& operator=(const LinkFault&) = delete;
 
   // The job's progress now: `steps_done` steps completed by every rank,
   // `any_rank_steps` by the rank furthest ahead. Returns what happened.
-  std::vector<Event> poll(Clock::time_point now, int64_t steps_done, int64_t any_rank_steps);
+  std::vector<Event> poll(Clock::time_point now, int64_t steps_done,
+                          int64_t any_rank_steps) override;
   // How long the watch loop may sleep before the next change is due.
-  Clock::duration due_in(Clock::time_point now) const;
+  Clock::duration due_in(Clock::time_point now) const override;
   // At the scenario's end: the link up again if it is down, and the TCP
   // summary if it was not written yet.
-  std::vector<Event> finish();
+  std::vector<Event> finish() override;
 
  private:
   enum class Phase { kWaiting, kDown, kWatchingTcp, kDone };

@@ -24,13 +24,35 @@ TEST(LinkFaultSpec, ReadsMillisecondsAndATime) {
   EXPECT_DOUBLE_EQ(parse_link_fault("down 0.5s at 250ms").at_s, 0.25);
 }
 
+TEST(LinkFaultSpec, ReadsAnUplinksDetectionTime) {
+  const LinkFaultSpec fault = parse_link_fault("down 10s at step 8 detect 300ms");
+  EXPECT_DOUBLE_EQ(fault.down_s, 10.0);
+  EXPECT_EQ(fault.at_step, 8);
+  EXPECT_DOUBLE_EQ(fault.detect_s, 0.3);
+  EXPECT_DOUBLE_EQ(parse_link_fault("down 4s at 2s detect 1s").detect_s, 1.0);
+  EXPECT_DOUBLE_EQ(parse_link_fault("down 2s at step 6").detect_s, 0.0);  // a rank's link: none
+}
+
+TEST(LinkFaultSpec, RefusesADetectionOutOfRange) {
+  EXPECT_THROW(parse_link_fault("down 10s at step 8 detect 10ms"), std::invalid_argument);
+  EXPECT_THROW(parse_link_fault("down 10s at step 8 detect 6s"), std::invalid_argument);
+  // As long as the fault or longer: the routes would never move.
+  EXPECT_THROW(parse_link_fault("down 2s at step 8 detect 2s"), std::invalid_argument);
+  EXPECT_THROW(parse_link_fault("down 10s at step 8 detect"), std::invalid_argument);
+  EXPECT_THROW(parse_link_fault("down 10s detect 1s at step 8"), std::invalid_argument);
+  EXPECT_NO_THROW(parse_link_fault("down 10s at step 8 detect 50ms"));
+  EXPECT_NO_THROW(parse_link_fault("down 10s at step 8 detect 5s"));
+}
+
 TEST(LinkFaultSpec, PrintsWordsThatReadBackTheSame) {
-  for (const char* words : {"down 2s at step 6", "down 1500ms at 10s", "down 0.1s at 0s"}) {
+  for (const char* words : {"down 2s at step 6", "down 1500ms at 10s", "down 0.1s at 0s",
+                            "down 10s at step 8 detect 300ms"}) {
     const LinkFaultSpec fault = parse_link_fault(words);
     const LinkFaultSpec again = parse_link_fault(print_link_fault(fault));
     EXPECT_DOUBLE_EQ(again.down_s, fault.down_s) << words;
     EXPECT_EQ(again.at_step, fault.at_step) << words;
     EXPECT_DOUBLE_EQ(again.at_s, fault.at_s) << words;
+    EXPECT_DOUBLE_EQ(again.detect_s, fault.detect_s) << words;
   }
 }
 
