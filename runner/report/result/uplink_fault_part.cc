@@ -29,7 +29,8 @@ std::optional<double> median(std::vector<double> values) {
 // uplinks carried nothing then.
 std::optional<double> spine_share(const json& phase, const std::string& spine) {
   double all = 0, through = 0;
-  for (const auto& [name, link] : phase.value("bytes", json::object()).items()) {
+  const json bytes_by_link = phase.value("bytes", json::object());  // alive through the loop
+  for (const auto& [name, link] : bytes_by_link.items()) {
     const double bytes = link.value("up", 0.0) + link.value("down", 0.0);
     all += bytes;
     if (name.substr(name.find('-') + 1) == spine) through += bytes;
