@@ -38,7 +38,9 @@ class UplinkFaultTest : public ::testing::Test {
   void TearDown() override {
     network_.reset();
     topology_.reset();
-    if (ledger_) EXPECT_TRUE(ledger_->snapshot()["entries"].empty());
+    if (ledger_) {
+      EXPECT_TRUE(ledger_->snapshot()["entries"].empty());
+    }
   }
 
   int netns(const std::string& router) const {
