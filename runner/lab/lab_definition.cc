@@ -523,10 +523,12 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
 // The same job: the same workload parameters, leaving out those that say
 // how fast the cluster is rather than what it runs (a slow worker is the
 // same job on a worse machine, as a slow link is the same job on a worse
-// network).
+// network), and how its collectives use the fabric (`channels`: the same
+// gradients over more connections, as NCCL_IB_QPS_PER_CONNECTION is set on
+// the cluster, not in the model).
 bool same_job(const WorkloadDefinition& a, const WorkloadDefinition& b) {
   static const std::set<std::string> kMachine = {"compute_slowdown", "slow_rank",
-                                                  "step_compute_ms"};
+                                                  "step_compute_ms", "channels"};
   auto job = [&](const WorkloadDefinition& w) {
     std::map<std::string, std::string> params;
     for (const auto& [key, value] : w.params)
