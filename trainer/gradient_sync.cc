@@ -3,6 +3,7 @@
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -10,8 +11,8 @@ namespace fabriclab::trainer {
 
 GradientSync::GradientSync(std::vector<torch::Tensor> params,
                            c10::intrusive_ptr<c10d::ProcessGroup> group, int64_t first_bucket_bytes,
-                           int64_t bucket_bytes)
-    : params_(std::move(params)), group_(std::move(group)) {
+                           int64_t bucket_bytes, int channels)
+    : params_(std::move(params)), group_(std::move(group)), channels_(std::max(1, channels)) {
   std::vector<int64_t> sizes;
   for (const auto& p : params_) sizes.push_back(p.numel() * static_cast<int64_t>(p.element_size()));
   plan_ = plan_buckets(sizes, first_bucket_bytes, bucket_bytes);
@@ -97,8 +98,16 @@ void GradientSync::on_gradient_ready(int param) {
 
 void GradientSync::launch_ready_buckets() {
   while (next_to_launch_ < state_.size() && state_[next_to_launch_].pending == 0) {
-    std::vector<torch::Tensor> tensors{state_[next_to_launch_].buffer};
-    state_[next_to_launch_].work = group_->allreduce(tensors);
+    BucketState& bucket = state_[next_to_launch_];
+    const int64_t n = bucket.buffer.numel();
+    for (int c = 0; c < channels_; ++c) {
+      // Every rank cuts the same slices, so every rank issues the same collectives.
+      const int64_t begin = n * c / channels_, end = n * (c + 1) / channels_;
+      if (end == begin) continue;
+      std::vector<torch::Tensor> tensors{channels_ == 1 ? bucket.buffer
+                                                        : bucket.buffer.narrow(0, begin, end - begin)};
+      bucket.works.push_back(group_->allreduce(tensors));
+    }
     ++next_to_launch_;
   }
 }
@@ -112,7 +121,8 @@ double GradientSync::finish() {
                            " incomplete after backward (a parameter got no gradient)");
   }
   const auto start = std::chrono::steady_clock::now();
-  for (auto& bucket : state_) bucket.work->wait();
+  for (auto& bucket : state_)
+    for (auto& work : bucket.works) work->wait();
   const double blocked_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
@@ -127,7 +137,7 @@ double GradientSync::finish() {
 void GradientSync::reset_for_next_step() {
   for (size_t b = 0; b < plan_.size(); ++b) {
     state_[b].pending = static_cast<int>(plan_[b].params.size());
-    state_[b].work.reset();
+    state_[b].works.clear();
   }
   next_to_launch_ = 0;
 }

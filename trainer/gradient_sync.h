@@ -19,6 +19,13 @@
 //  * Zero gradients in place between steps (the C++ optimizer's zero_grad()
 //    does); that zeroes the buckets.
 //
+//  * With `channels` above 1 each bucket is allreduced as that many
+//    contiguous slices, one collective each, launched together: on a group
+//    made with as many channels (process_group.h) they go to different
+//    contexts, so over different TCP connections, concurrently -- as NCCL
+//    splits a collective over its channels. Each connection's 4-tuple is
+//    hashed on its own by an ECMP fabric: the bytes spread over its paths.
+//
 // With a null process group (world size 1) nothing is sent and finish()
 // returns 0. Not thread-safe; one instance per model, used by one thread.
 // Errors: a failed or timed-out collective throws from finish(): c10::Error,
@@ -40,7 +47,7 @@ class GradientSync {
  public:
   GradientSync(std::vector<torch::Tensor> params, c10::intrusive_ptr<c10d::ProcessGroup> group,
                int64_t first_bucket_bytes = kDefaultFirstBucketBytes,
-               int64_t bucket_bytes = kDefaultBucketBytes);
+               int64_t bucket_bytes = kDefaultBucketBytes, int channels = 1);
 
   void broadcast_parameters();
 
@@ -57,7 +64,7 @@ class GradientSync {
     torch::Tensor buffer;          // flat fp32, all of the bucket's gradients
     std::vector<int64_t> offsets;  // element offset of each param in buffer
     int pending = 0;               // gradients not yet accumulated this step
-    c10::intrusive_ptr<c10d::Work> work;
+    std::vector<c10::intrusive_ptr<c10d::Work>> works;  // one per slice launched
   };
 
   void on_gradient_ready(int param);
@@ -66,6 +73,7 @@ class GradientSync {
 
   std::vector<torch::Tensor> params_;
   c10::intrusive_ptr<c10d::ProcessGroup> group_;
+  int channels_ = 1;
   std::vector<Bucket> plan_;
   std::vector<BucketState> state_;
   std::vector<std::pair<int, int>> where_;   // param -> (bucket, slot)

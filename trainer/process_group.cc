@@ -1,6 +1,8 @@
 #include "trainer/process_group.h"
 
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -29,7 +31,7 @@ c10::intrusive_ptr<c10d::Store> connect_store(const Rendezvous& rv) {
                                                 store);
 }
 
-c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv) {
+c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv, int channels) {
   validate(rv);
   if (rv.world_size == 1) return {};
 
@@ -51,8 +53,13 @@ c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv) 
   } else {
     options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
   }
-  // One thread runs the collectives: with 2 cores the other runs backward.
-  options->threads = 1;
+  // More channels: the same devices again, each a context of its own.
+  const size_t devices = options->devices.size();
+  for (int c = 1; c < channels; ++c)
+    for (size_t d = 0; d < devices; ++d) options->devices.push_back(options->devices[d]);
+  // One thread per channel runs the collectives (one by default: with 2
+  // cores the other runs backward).
+  options->threads = std::max(1, channels);
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rv.rank, rv.world_size, options);
 }
 

@@ -24,7 +24,12 @@ namespace fabriclab::trainer {
 // With world_size 1 returns nullptr: no store, no sockets, no network.
 // Bind address default: 127.0.0.1 when master_addr is loopback, else the
 // address the host name resolves to (Gloo's default device).
-c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv);
+// `channels` (1 to 8): that many Gloo devices on the same address, so
+// ProcessGroupGloo makes that many contexts, each with its own TCP
+// connection to every peer (what GLOO_SOCKET_IFNAME=eth0,eth0 does in
+// PyTorch), and that many threads to run their collectives concurrently.
+// It hands the contexts out round-robin, one per collective.
+c10::intrusive_ptr<c10d::ProcessGroup> make_process_group(const Rendezvous& rv, int channels = 1);
 
 // The rendezvous store: rank 0 hosts the TCPStore at master_addr:master_port
 // and waits for world_size workers; the others connect; `timeout` bounds it.

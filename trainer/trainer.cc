@@ -159,8 +159,8 @@ class TrainingRun {
         data_(load_data(o)),
         metrics_(o.metrics_path, rv_.rank),
         model_(make_model(o.model, o.width, o.gemm)),
-        group_(join(rv_)),
-        sync_(model_->parameters(), group_, o.first_bucket_bytes, o.bucket_bytes),
+        group_(join(rv_, o.channels)),
+        sync_(model_->parameters(), group_, o.first_bucket_bytes, o.bucket_bytes, o.channels),
         steps_per_epoch_(std::max<int64_t>(1, data_.train.size() / rv_.world_size / o.batch)),
         total_steps_(o.steps > 0 ? o.steps : o.epochs * steps_per_epoch_),
         wire_(wire_device(o, group_)),
@@ -189,6 +189,9 @@ class TrainingRun {
                  data_.description, data_.train.size(), data_.test.size(), total_steps_, o_.batch);
     spdlog::info("rank {}: dense layers on {}, {} intra-op thread(s)", rv_.rank,
                  describe_gemm(o_.gemm), o_.threads);
+    if (o_.channels > 1)
+      spdlog::info("rank {}: {} channels: each bucket allreduced in {} slices at once", rv_.rank,
+                   o_.channels, o_.channels);
     if (!wire_.device().empty())
       spdlog::info("rank {}: step tx/rx bytes from {}'s counters", rv_.rank, wire_.device());
     nlohmann::json start_fields = {{"world_size", rv_.world_size},
@@ -334,9 +337,9 @@ class TrainingRun {
     return lab_interface(o.rendezvous.iface, o.rendezvous.bind_addr);
   }
 
-  static c10::intrusive_ptr<c10d::ProcessGroup> join(const Rendezvous& rv) {
+  static c10::intrusive_ptr<c10d::ProcessGroup> join(const Rendezvous& rv, int channels) {
     try {
-      return make_process_group(rv);
+      return make_process_group(rv, channels);
     } catch (const std::exception& e) {
       throw std::runtime_error("rank " + std::to_string(rv.rank) + ": rendezvous with " +
                                std::to_string(rv.world_size) + " ranks at " + rv.master_addr +

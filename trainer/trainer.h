@@ -37,6 +37,11 @@ struct TrainOptions {
   std::string metrics_path;
   int64_t first_bucket_bytes = 1 << 20;
   int64_t bucket_bytes = 25 << 20;
+  // Gloo contexts per rank, each with its own TCP connection to every peer;
+  // every bucket is allreduced in that many slices at once (process_group.h,
+  // gradient_sync.h): NCCL's channels, or the QPs of
+  // NCCL_IB_QPS_PER_CONNECTION, whose 4-tuples an ECMP fabric hashes apart.
+  int channels = 1;
   // A slow worker (lab 05's "slow GPU"): rank `slow_rank` (-1 = every rank)
   // takes `compute_slowdown` times as long to compute each step. Emulated:
   // after its forward pass it sleeps (factor - 1) x its own compute time

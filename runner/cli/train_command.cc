@@ -110,6 +110,11 @@ void add_train_command(CLI::App& app) {
       ->transform(mib_to_bytes);
   cmd->add_option("--first-bucket-mb", options->first_bucket_bytes, "First bucket cap in MiB")
       ->transform(mib_to_bytes);
+  cmd->add_option("--channels", options->channels,
+                  "Gloo contexts, each with its own TCP connection to every peer; every bucket "
+                  "is allreduced in this many slices at once (NCCL's channels)")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str();
 
   cmd->add_option("--compute-slowdown", options->compute_slowdown,
                   "A slow worker: take this many times as long to compute each step (sleeps "

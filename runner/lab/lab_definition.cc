@@ -420,8 +420,54 @@ RelativeLimit relative_limit_at(const LabReader& r, const toml::table& t, const 
   return *limit;
 }
 
+// The fabric's uplinks by name ("tor0-spine0"): its links between two routers.
+std::vector<std::string> uplink_names(const FabricDefinition& fabric) {
+  const FabricGraph graph = draw_fabric(fabric.kind, fabric.ranks);
+  const auto routed = [&](const std::string& name) {
+    for (const FabricNode& sw : graph.switches)
+      if (sw.name == name) return sw.routed;
+    return false;
+  };
+  std::vector<std::string> names;
+  for (const FabricLink& link : graph.links)
+    if (routed(link.a) && routed(link.b)) names.push_back(link.name);
+  return names;
+}
+
+// `links` naming fabric uplinks (`links = ["tor0-spine0"]`): a link_fault's
+// only (read_link_fault() checks it has one). Empty when `links` names ranks;
+// a word shaped like a link name that is none of the fabric's is refused
+// here, naming the ones it has.
+std::vector<std::string> read_uplink_words(const LabReader& r, const toml::table& t,
+                                           const std::vector<std::string>& uplinks) {
+  std::vector<std::string> named;
+  const toml::array* array = t.get("links") ? t.get("links")->as_array() : nullptr;
+  if (!array) return named;
+  std::string known;
+  for (const std::string& u : uplinks) known += (known.empty() ? "" : ", ") + u;
+  bool ranks_too = false;
+  for (const auto& item : *array) {
+    if (!item.is_string()) return {};  // resolve_links() says what is wrong
+    const std::string word = item.as_string()->get();
+    if (std::find(uplinks.begin(), uplinks.end(), word) != uplinks.end()) {
+      named.push_back(word);
+    } else if (word.find('-') != std::string::npos) {
+      r.fail(&item, "links",
+             "'" + word + "' is not a link of this fabric: " +
+                 (uplinks.empty() ? std::string("it has no uplinks (kind \"leaf_spine\" has)")
+                                  : "its uplinks are " + known) +
+                 "; a rank's link is \"rN\"");
+    } else {
+      ranks_too = true;
+    }
+  }
+  if (!named.empty() && ranks_too)
+    r.fail(t.get("links"), "links", "name either uplinks (" + known + ") or ranks' links, not both");
+  return named;
+}
+
 ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int ranks,
-                                 const toml::table* quick) {
+                                 const toml::table* quick, const std::vector<std::string>& uplinks) {
   std::set<std::string> known = kScenarioKeys;
   for (const std::string& key : link_setting_keys(SettingScope::kScenario)) known.insert(key);
   r.reject_unknown(t, known, "[[scenario]]");
@@ -441,7 +487,11 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
   s.ranks = s.placement.empty() ? static_cast<int>(r.integer_at(t, "ranks", ranks, 1, ranks))
                                 : static_cast<int>(s.placement.size());
   const int link_hosts = s.placement.empty() ? s.ranks : ranks;
-  s.link_ranks = resolve_links(r, t.get("links"), s.links, link_hosts);
+  s.fault_uplinks = read_uplink_words(r, t, uplinks);
+  if (s.fault_uplinks.empty())
+    s.link_ranks = resolve_links(r, t.get("links"), s.links, link_hosts);
+  else
+    s.links = s.fault_uplinks;  // no rank's link: resolve_link_words() passes them by
   s.overrides = read_overrides(r, t, link_hosts);
   if (s.ranks < ranks && s.placement.empty()) {
     // The grader draws a `from = "seed"` rank over the lab's ranks.
@@ -473,10 +523,12 @@ ScenarioDefinition read_scenario(const LabReader& r, const toml::table& t, int r
 // The same job: the same workload parameters, leaving out those that say
 // how fast the cluster is rather than what it runs (a slow worker is the
 // same job on a worse machine, as a slow link is the same job on a worse
-// network).
+// network), and how its collectives use the fabric (`channels`: the same
+// gradients over more connections, as NCCL_IB_QPS_PER_CONNECTION is set on
+// the cluster, not in the model).
 bool same_job(const WorkloadDefinition& a, const WorkloadDefinition& b) {
   static const std::set<std::string> kMachine = {"compute_slowdown", "slow_rank",
-                                                  "step_compute_ms"};
+                                                  "step_compute_ms", "channels"};
   auto job = [&](const WorkloadDefinition& w) {
     std::map<std::string, std::string> params;
     for (const auto& [key, value] : w.params)
@@ -692,10 +744,16 @@ ScenarioTables scenario_tables(const LabReader& r, const toml::table& root, int 
 // `link_fault = "impair 'loss 5%' for 3s at step 6"`: the words are `impair`'s,
 // and the scenario's own impairment (restored after) must be whole on its
 // links: no [[scenario.override]] that sets `impair` on some of them.
+// `links = ["tor0-spine0"]` (a fabric uplink): a `down` with its detection
+// time only, and no per-link setting beside it.
 std::optional<LinkFaultSpec> read_link_fault(const LabReader& r, const toml::table& t,
                                              const ScenarioDefinition& s,
                                              const FabricDefinition& fabric) {
   const toml::node* node = t.get("link_fault");
+  if (!node && !s.fault_uplinks.empty())
+    r.fail(t.get("links"), "links",
+           "an uplink in `links` is for a link_fault (\"down 10s at step 8 detect 300ms\"): "
+           "per-link settings go on ranks' links");
   if (!node) return std::nullopt;
   if (!node->is_string()) r.fail(node, "link_fault", "expected a string like \"down 2s at step 6\"");
   LinkFaultSpec fault;
@@ -704,6 +762,25 @@ std::optional<LinkFaultSpec> read_link_fault(const LabReader& r, const toml::tab
   } catch (const std::invalid_argument& e) {
     r.fail(node, "link_fault", e.what());
   }
+  if (!s.fault_uplinks.empty()) {
+    // An uplink: the routers route around it once they detect it, wherever the ranks are.
+    if (fault.kind != LinkFaultKind::kDown)
+      r.fail(node, "link_fault",
+             "an uplink (links = [\"tor0-spine0\"]) takes a `down` fault with its detection "
+             "time (\"down 10s at step 8 detect 300ms\"): an impairment change goes on ranks' "
+             "links");
+    if (fault.detect_s <= 0)
+      r.fail(node, "link_fault",
+             "an uplink's fault needs its detection time: \"... detect DURATION\" (e.g. \"down "
+             "10s at step 8 detect 300ms\"), after which the routers withdraw its routes");
+    if (!s.every_link_setting().empty())
+      r.fail(node, "link_fault", "an uplink's fault takes no per-link setting in its scenario");
+    return fault;
+  }
+  if (fault.detect_s > 0)
+    r.fail(node, "link_fault",
+           "detect is for an uplink (links = [\"tor0-spine0\"]): a rank's host has one link and "
+           "no route around it to move to");
   if (fault.kind == LinkFaultKind::kImpair) {
     try {
       impair_setting().validate(fault.impair);
@@ -732,10 +809,11 @@ std::optional<LinkFaultSpec> read_link_fault(const LabReader& r, const toml::tab
 void read_scenarios(const LabReader& r, const toml::table& root, const ScenarioTables& tables,
                     const toml::table* quick, LabDefinition& lab) {
   std::set<std::string> names;
+  const std::vector<std::string> uplinks = uplink_names(lab.fabric);
   for (size_t i = 0; i < tables.tables.size(); ++i) {
     const toml::table* t = tables.tables[i];
     const SweepPoint* point = tables.point(i);
-    ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick);
+    ScenarioDefinition s = read_scenario(r, *t, lab.ranks, quick, uplinks);
     read_scenario_workload(r, *t, lab, quick, s);
     s.baseline = r.string_at(*t, "baseline", false);
     if (point) {  // its table has no settings: the sweep parsed them (sweep.h)

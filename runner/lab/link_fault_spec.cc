@@ -10,11 +10,14 @@ namespace {
 
 constexpr double kShortest_s = 0.1;
 constexpr double kLongest_s = 60;
+constexpr double kShortestDetect_s = 0.05;
+constexpr double kLongestDetect_s = 5;
 
 const char* const kExpected =
     "expected \"down DURATION at step N\" or \"down DURATION at SECONDSs\", or "
     "\"impair 'NETEM WORDS' for DURATION at ...\" (e.g. \"down 2s at step 6\", "
-    "\"down 1500ms at 10s\", \"impair 'loss 5%' for 3s at step 6\")";
+    "\"down 1500ms at 10s\", \"impair 'loss 5%' for 3s at step 6\"), then for an uplink's "
+    "down \"detect DURATION\" (e.g. \"down 10s at step 8 detect 300ms\")";
 
 // "2s", "1.5s", "1500ms" -> seconds.
 double seconds_of(const std::string& number, const std::string& unit) {
@@ -28,7 +31,8 @@ LinkFaultSpec parse_link_fault(const std::string& text) {
   // The impairment's words are quoted with ' (the TOML string is in "), and
   // hold no quote of their own: tc-netem words never do.
   static const std::regex kWords(
-      R"(\s*(?:down|impair\s+'([^']*)'\s+for)\s+([0-9]+(?:\.[0-9]+)?)(s|ms)\s+at\s+(?:step\s+([0-9]{1,9})|([0-9]+(?:\.[0-9]+)?)(s|ms))\s*)");
+      R"(\s*(?:down|impair\s+'([^']*)'\s+for)\s+([0-9]+(?:\.[0-9]+)?)(s|ms)\s+at\s+(?:step\s+([0-9]{1,9})|([0-9]+(?:\.[0-9]+)?)(s|ms)))"
+      R"((?:\s+detect\s+([0-9]+(?:\.[0-9]+)?)(s|ms))?\s*)");
   std::smatch m;
   if (!std::regex_match(text, m, kWords)) throw std::invalid_argument(kExpected);
   LinkFaultSpec fault;
@@ -52,6 +56,22 @@ LinkFaultSpec parse_link_fault(const std::string& text) {
   } else {
     fault.at_s = seconds_of(m[5].str(), m[6].str());
   }
+  if (m[7].matched) {
+    if (impair)
+      throw std::invalid_argument(
+          "detect is for an uplink that goes down (\"down 10s at step 8 detect 300ms\"): an "
+          "impairment change moves no route");
+    fault.detect_s = seconds_of(m[7].str(), m[8].str());
+    if (fault.detect_s < kShortestDetect_s || fault.detect_s > kLongestDetect_s)
+      throw std::invalid_argument(fmt::format("detect {} s: expected {} ms to {} s",
+                                              fault.detect_s, kShortestDetect_s * 1000,
+                                              kLongestDetect_s));
+    if (fault.detect_s >= fault.length_s)
+      throw std::invalid_argument(fmt::format(
+          "detect {} s is not shorter than the {} s the link is down: the routes would never "
+          "move",
+          fault.detect_s, fault.length_s));
+  }
   return fault;
 }
 
@@ -60,7 +80,9 @@ std::string print_link_fault(const LinkFaultSpec& fault) {
                                              : fmt::format("{}ms", fault.at_s * 1000);
   if (fault.kind == LinkFaultKind::kImpair)
     return fmt::format("impair '{}' for {}ms at {}", fault.impair, fault.length_s * 1000, when);
-  return fmt::format("down {}ms at {}", fault.length_s * 1000, when);
+  const std::string detect =
+      fault.detect_s > 0 ? fmt::format(" detect {}ms", fault.detect_s * 1000) : "";
+  return fmt::format("down {}ms at {}{}", fault.length_s * 1000, when, detect);
 }
 
 }  // namespace fabriclab::runner

@@ -200,6 +200,24 @@ struct ScenarioResult {
   std::optional<double> max_rto_ms;
   std::optional<double> rto_before_ms;
   std::optional<double> tcp_recovered_s;
+  // A fabric uplink that failed mid-job (`link_fault` on "tor0-spine0";
+  // result/uplink_fault_part.cc): the failed uplink and its spine, how long
+  // the routers forwarded into it before withdrawing its routes (the
+  // blackhole), the job's median step in each phase -- before the link went
+  // down, rerouted (routes withdrawn until the link came back), after the
+  // routes were restored -- and the share of all uplink bytes that went
+  // through the failed spine in those phases; absent where no uplink failed.
+  std::optional<std::string> failed_uplink;
+  std::optional<std::string> failed_spine;
+  std::optional<double> blackhole_s;
+  std::optional<double> step_ms_before;
+  std::optional<double> step_ms_rerouted;
+  std::optional<double> step_ms_after;
+  std::optional<double> rerouted_slowdown;  // step_ms_rerouted / step_ms_before
+  std::optional<double> failed_spine_share_before;
+  std::optional<double> failed_spine_share_rerouted;
+  std::optional<double> failed_spine_share_after;
+  std::optional<double> survivor_share_rerouted;  // 1 - failed_spine_share_rerouted
 };
 
 // A scenario as the report shows it: what run.json says about it plus the

@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
+#include <functional>
 #include <iostream>
 #include <random>
 #include <set>
@@ -188,6 +189,7 @@ class ScenarioCheck {
       *why = std::move(reason);
       return std::string();
     };
+    if (!s_.fault_uplinks.empty()) return check_uplink_fault(tmp, why);
     const int world = up_.network().world_size();
     const std::vector<int> ranks = resolve_link_words(s_.links, seed_, world);
     const std::vector<LinkFarEnd> ends = up_.network().link_far_ends(ranks);
@@ -257,6 +259,64 @@ class ScenarioCheck {
       *why = std::string("link_fault: ") + e.what();
       return "";
     }
+  }
+
+  // An uplink's fault once, without a job: its spine's port down and the
+  // ToRs' routes withdrawn, a ping from the first rack to the last must
+  // still get replies (over the other spine); the port and routes back, it
+  // must too. Everything is set back on every path out.
+  std::string check_uplink_fault(const TempDir& tmp, std::string* why) {
+    std::vector<UplinkFaultPlace> places;
+    for (const std::string& name : s_.fault_uplinks) {
+      std::optional<UplinkFaultPlace> place = up_.network().uplink_fault_place(name);
+      if (!place) {
+        *why = "link_fault: this lab network has no uplink " + name;
+        return "";
+      }
+      places.push_back(std::move(*place));
+    }
+    const auto apply = [&places](bool up) {
+      for (const UplinkFaultPlace& place : places) {
+        NetnsLinks spine(place.down.netns_fd, place.down.netns);
+        if (up) spine.set_up(place.down.device); else spine.set_down(place.down.device);
+        for (const RouteChange& c : up ? place.restore : place.withdraw)
+          NetnsLinks(c.netns_fd, c.netns).replace_route(c.destination, c.prefix_len, c.hops);
+      }
+    };
+    struct Restore {
+      const std::function<void(bool)> apply;
+      ~Restore() {
+        try {
+          apply(true);  // already up: the kernel accepts it again
+        } catch (const std::exception& e) {
+          spdlog::warn("check: {}", e.what());
+        }
+      }
+    } restore{apply};
+    const int from = 0, to = up_.network().world_size() - 1;
+    try {
+      apply(false);
+    } catch (const std::exception& e) {
+      *why = std::string("link_fault: could not take the uplink down: ") + e.what();
+      return "";
+    }
+    const PingResult around = ping_paths(up_.network(), {{from, to}}, tmp).front();
+    if (around.received == 0) {
+      *why = fmt::format("link_fault: r{} to r{}: no reply with the uplink down and its routes "
+                         "withdrawn (the other spine should carry it): {}",
+                         from, to, around.output);
+      return "";
+    }
+    apply(true);
+    const PingResult back = ping_paths(up_.network(), {{from, to}}, tmp).front();
+    if (back.received == 0) {
+      *why = fmt::format("link_fault: no reply from r{} to r{} after the uplink and its routes "
+                         "came back: {}",
+                         from, to, back.output);
+      return "";
+    }
+    return fmt::format("uplink down, routes withdrawn: r{}->r{} {}/{}, back: {}/{}", from, to,
+                       around.received, kPings, back.received, kPings);
   }
 
   bool fail(const std::string& why) {

@@ -14,10 +14,6 @@ namespace {
 // summary is written without it.
 constexpr auto kLongestRecovery = std::chrono::seconds(60);
 
-double seconds_between(LinkFault::Clock::time_point a, LinkFault::Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
 // A connection between two lab ranks (not loopback).
 bool between_ranks(const TcpConnection& c) {
   return c.local != c.remote && c.remote.rfind("127.", 0) != 0;
@@ -59,7 +55,7 @@ std::unique_ptr<FaultAction> take_links_down(std::vector<LinkFarEnd> ends) {
 
 LinkFault::LinkFault(const LinkFaultSpec& spec, std::unique_ptr<FaultAction> action,
                      std::vector<int> rank_netns)
-    : spec_(spec), action_(std::move(action)), rank_netns_(std::move(rank_netns)) {}
+    : spec_(spec), start_(spec), action_(std::move(action)), rank_netns_(std::move(rank_netns)) {}
 
 LinkFault::~LinkFault() {
   if (phase_ != Phase::kInForce) return;
@@ -138,13 +134,10 @@ LinkFault::Event LinkFault::end_event(nlohmann::json fields) const {
 std::vector<LinkFault::Event> LinkFault::poll(Clock::time_point now, int64_t steps_done,
                                               int64_t any_rank_steps) {
   std::vector<Event> events;
-  if (!first_step_at_ && any_rank_steps >= 1) first_step_at_ = now;
+  const bool due = start_.due(now, steps_done, any_rank_steps);
   switch (phase_) {
     case Phase::kWaiting: {
       sample_tcp(now);
-      const bool due = spec_.at_step > 0
-                           ? steps_done >= spec_.at_step
-                           : first_step_at_ && seconds_between(*first_step_at_, now) >= spec_.at_s;
       if (!due) break;
       action_->begin();
       phase_ = Phase::kInForce;

@@ -13,6 +13,9 @@
 // reads the ranks' TCP retransmission timers over sock_diag
 // (tcp_sockets.h): how far they backed off.
 //
+// A fabric uplink's fault (routes withdrawn after a detection time) is
+// uplink_fault.h's; both are ScenarioFaults (scenario_fault.h).
+//
 // The scenario runner calls poll() from its watch loop and records what it
 // returns as metrics.jsonl events (recordings/FORMAT.md): `link_down` and
 // `link_up` (or `impair_change` and `impair_restore`), and `tcp_backoff`
@@ -38,6 +41,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/lab/link_fault_spec.h"
+#include "runner/scenario/scenario_fault.h"
 #include "runner/topology/lab_network.h"
 
 namespace fabriclab::runner {
@@ -58,30 +62,28 @@ class FaultAction {
 // The far ends of `ends` down, then up (LabNetwork::link_far_ends).
 std::unique_ptr<FaultAction> take_links_down(std::vector<LinkFarEnd> ends);
 
-class LinkFault {
+class LinkFault : public ScenarioFault {
  public:
-  using Clock = std::chrono::steady_clock;
-  struct Event {
-    std::string kind;  // "link_down", "link_up", "impair_change", "impair_restore", "tcp_backoff"
-    nlohmann::json fields;
-  };
+  // Its events: "link_down" and "link_up" (or "impair_change" and
+  // "impair_restore"), "tcp_backoff".
 
   // `action`: what the fault does (its kind is spec.kind's); `rank_netns`:
   // the namespaces whose TCP connections are watched.
   LinkFault(const LinkFaultSpec& spec, std::unique_ptr<FaultAction> action,
             std::vector<int> rank_netns);
-  ~LinkFault();  // undoes a fault still in force
+  ~LinkFault() override;  // undoes a fault still in force
   LinkFault(const LinkFault&) = delete;
   LinkFault& operator=(const LinkFault&) = delete;
 
   // The job's progress now: `steps_done` steps completed by every rank,
   // `any_rank_steps` by the rank furthest ahead. Returns what happened.
-  std::vector<Event> poll(Clock::time_point now, int64_t steps_done, int64_t any_rank_steps);
+  std::vector<Event> poll(Clock::time_point now, int64_t steps_done,
+                          int64_t any_rank_steps) override;
   // How long the watch loop may sleep before the next change is due.
-  Clock::duration due_in(Clock::time_point now) const;
+  Clock::duration due_in(Clock::time_point now) const override;
   // At the scenario's end: the fault undone if it is in force, and the TCP
   // summary if it was not written yet.
-  std::vector<Event> finish();
+  std::vector<Event> finish() override;
 
  private:
   enum class Phase { kWaiting, kInForce, kWatchingTcp, kDone };
@@ -92,10 +94,10 @@ class LinkFault {
   Event backoff_event() const;
 
   LinkFaultSpec spec_;
+  FaultStart start_;
   std::unique_ptr<FaultAction> action_;
   std::vector<int> rank_netns_;
   Phase phase_ = Phase::kWaiting;
-  std::optional<Clock::time_point> first_step_at_;
   Clock::time_point begun_at_{};
   Clock::time_point ended_at_{};
   // What the timers did, from the fault's start until TCP recovered.

@@ -27,6 +27,7 @@
 #include "runner/scenario/impair_change.h"
 #include "runner/scenario/job_places.h"
 #include "runner/scenario/link_fault.h"
+#include "runner/scenario/uplink_fault.h"
 #include "runner/scenario/live_line.h"
 #include "runner/scenario/metrics_tail.h"
 #include "runner/scenario/neighbour_flow.h"
@@ -269,6 +270,7 @@ class ScenarioRun {
   // down, or their impairment changes (impair_change.h).
   void prepare_link_fault() {
     if (!s_.link_fault) return;
+    if (!s_.fault_uplinks.empty()) return prepare_uplink_fault();
     std::map<std::string, int> picks;
     const std::vector<int> ranks = resolve_link_words(s_.links, c_.seed, network_.world_size(), &picks);
     for (const auto& [label, rank] : picks) outcome_.link_picks[label] = "r" + std::to_string(rank);
@@ -325,11 +327,29 @@ class ScenarioRun {
     return places;
   }
 
+  // An uplink's fault (uplink_fault.h): its spine's port, the ToRs' routes around it.
+  void prepare_uplink_fault() {
+    std::vector<UplinkFaultPlace> places;
+    for (const std::string& name : s_.fault_uplinks) {
+      std::optional<UplinkFaultPlace> place = network_.uplink_fault_place(name);
+      if (!place) throw std::runtime_error("link_fault: this runner owns no uplink " + name);
+      places.push_back(std::move(*place));
+    }
+    std::vector<CounterSource> uplinks;
+    for (const CounterSource& source : network_.counter_sources())
+      if (source.uplink) uplinks.push_back(source);
+    std::string names;
+    for (const std::string& name : s_.fault_uplinks) names += (names.empty() ? "" : ", ") + name;
+    c_.console->print(fmt::format("   link fault \"{}\" on uplink {}\n",
+                                  print_link_fault(*s_.link_fault), names));
+    link_fault_ = std::make_unique<UplinkFault>(*s_.link_fault, std::move(places), std::move(uplinks));
+  }
+
   void poll_link_fault() {
     if (!link_fault_) return;
     int64_t ahead = 0;
     for (const RankState& st : states_) ahead = std::max(ahead, st.last_step);
-    for (LinkFault::Event& e : link_fault_->poll(Clock::now(), steps_done(), ahead)) {
+    for (ScenarioFault::Event& e : link_fault_->poll(Clock::now(), steps_done(), ahead)) {
       say_link_fault(e);
       add_event(e.kind, std::move(e.fields));
     }
@@ -338,7 +358,7 @@ class ScenarioRun {
   // On the terminal and as a chapter of the cast (the replay page's
   // timeline): when the link went down and came back -- not which link
   // (a seed-drawn rank is the student's to find; metrics.jsonl says).
-  void say_link_fault(const LinkFault::Event& e) {
+  void say_link_fault(const ScenarioFault::Event& e) {
     if (e.kind == "link_down") {
       c_.console->clear_status();
       c_.console->print(fmt::format("   link down after step {}\n", e.fields.value("steps_done", 0)));
@@ -357,13 +377,20 @@ class ScenarioRun {
       c_.console->print(fmt::format("   impairment restored after {:.1f} s changed\n",
                                     e.fields.value("changed_s", 0.0)));
       c_.console->marker(s_.name + ": impairment restored");
+    } else if (e.kind == "route_withdrawn" || e.kind == "route_restored") {
+      const bool out = e.kind == "route_withdrawn";
+      c_.console->clear_status();
+      c_.console->print(fmt::format("   routes {} after {:.1f} s (detect)\n",
+                                    out ? "withdrawn" : "restored",
+                                    e.fields.value(out ? "after_down_s" : "after_up_s", 0.0)));
+      c_.console->marker(s_.name + (out ? ": routes withdrawn" : ": routes restored"));
     }
   }
 
   void finish_link_fault() {
     if (!link_fault_) return;
     try {
-      for (LinkFault::Event& e : link_fault_->finish()) {
+      for (ScenarioFault::Event& e : link_fault_->finish()) {
         say_link_fault(e);
         add_event(e.kind, std::move(e.fields));
       }
@@ -597,7 +624,7 @@ class ScenarioRun {
   std::vector<std::pair<netem::Applied*, std::string>> own_impairments_;
   std::vector<Process> ranks_;
   std::unique_ptr<NeighbourFlows> neighbours_;
-  std::unique_ptr<LinkFault> link_fault_;
+  std::unique_ptr<ScenarioFault> link_fault_;
   std::vector<RankState> states_;
   CounterSample baseline_;  // when the ranks were launched
   rdma::RdmaCounters rdma_before_;  // the RDMA device's, at the same moment

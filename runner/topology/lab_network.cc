@@ -88,4 +88,24 @@ std::vector<LinkFarEnd> NamespaceNetwork::link_far_ends(const std::vector<int>& 
   return ends;
 }
 
+std::optional<UplinkFaultPlace> NamespaceNetwork::uplink_fault_place(const std::string& name) const {
+  UplinkReroute reroute;
+  try {
+    reroute = topology_.uplink_reroute(name);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+  const auto change = [&](const RoutePlan& route) {
+    const NetworkNamespace& ns = topology_.switch_namespace_of(route.node);
+    RouteChange c{route.node, ns.fd(), ns.name(), route.destination, route.prefix_len, {}};
+    for (const NextHopPlan& hop : route.hops) c.hops.push_back({hop.gateway, hop.device});
+    return c;
+  };
+  const NetworkNamespace& upper = topology_.switch_namespace_of(reroute.failed.b);
+  UplinkFaultPlace place{{name, upper.fd(), upper.name(), reroute.failed.b_device}, {}, {}};
+  for (const RoutePlan& route : reroute.withdraw) place.withdraw.push_back(change(route));
+  for (const RoutePlan& route : reroute.restore) place.restore.push_back(change(route));
+  return place;
+}
+
 }  // namespace fabriclab::runner

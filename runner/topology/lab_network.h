@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "netem/impairment.h"
+#include "runner/topology/netns_links.h"
 
 namespace fabriclab::runner {
 
@@ -62,6 +63,26 @@ struct LinkFarEnd {
   std::string device;  // "port-r1"
 };
 
+// A route a router changes when an uplink fails or returns
+// (routed_fabric.h, UplinkReroute), in the router's namespace.
+struct RouteChange {
+  std::string router;  // "tor1"
+  int netns_fd = -1;
+  std::string netns;   // "fl-3fa2c1-tor1"
+  std::string destination;  // "10.77.1.0"
+  int prefix_len = 24;
+  std::vector<NetnsLinks::NextHop> hops;  // several: ECMP
+};
+
+// A fabric uplink a `link_fault` takes down (runner/scenario/uplink_fault.h):
+// the port that goes down -- the upper router's (the spine's) end, so the
+// ToR's end loses its carrier -- and the ToRs' routes around it and back.
+struct UplinkFaultPlace {
+  LinkFarEnd down;                  // {"tor0-spine0", spine0's netns, "to-tor0"}
+  std::vector<RouteChange> withdraw;
+  std::vector<RouteChange> restore;
+};
+
 struct SwitchPlace {
   int netns_fd = -1;
   std::string netns;                        // "fl-3fa2c1-sw"
@@ -92,6 +113,11 @@ class LabNetwork {
   virtual std::vector<LinkFarEnd> link_far_ends(const std::vector<int>& /*ranks*/) const {
     return {};
   }
+  // Uplink `name` ("tor0-spine0"), where this runner owns the routers;
+  // nullopt where it does not (host mode) or there is no such uplink.
+  virtual std::optional<UplinkFaultPlace> uplink_fault_place(const std::string& /*name*/) const {
+    return std::nullopt;
+  }
 };
 
 // The namespaces of a Topology: every rank local, rank i in fl-<id>-r<i>.
@@ -106,6 +132,7 @@ class NamespaceNetwork : public LabNetwork {
   std::vector<CounterSource> counter_sources() const override;
   std::optional<SwitchPlace> switch_place() const override;
   std::vector<LinkFarEnd> link_far_ends(const std::vector<int>& ranks) const override;
+  std::optional<UplinkFaultPlace> uplink_fault_place(const std::string& name) const override;
 
  private:
   const Topology& topology_;

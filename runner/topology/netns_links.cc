@@ -185,11 +185,21 @@ in_addr ipv4_or_throw(const std::string& address, const std::string& what) {
 
 void NetnsLinks::add_route(const std::string& destination, int prefix_len,
                            const std::vector<NextHop>& hops) {
+  put_route(destination, prefix_len, hops, NLM_F_CREATE | NLM_F_EXCL, "add");
+}
+
+void NetnsLinks::replace_route(const std::string& destination, int prefix_len,
+                               const std::vector<NextHop>& hops) {
+  put_route(destination, prefix_len, hops, NLM_F_CREATE | NLM_F_REPLACE, "replace");
+}
+
+void NetnsLinks::put_route(const std::string& destination, int prefix_len,
+                           const std::vector<NextHop>& hops, uint16_t flags, const char* verb) {
   const in_addr dst = ipv4_or_throw(destination, "route destination");
   if (hops.empty() || prefix_len < 0 || prefix_len > 32)
     throw InputError("route to " + destination + ": expected a prefix length 0-32 and a next hop");
   std::vector<char> buffer;
-  nlmsghdr* request = start_request(buffer, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL);
+  nlmsghdr* request = start_request(buffer, RTM_NEWROUTE, flags);
   auto* rt = static_cast<rtmsg*>(mnl_nlmsg_put_extra_header(request, sizeof(rtmsg)));
   rt->rtm_family = AF_INET;
   rt->rtm_dst_len = static_cast<unsigned char>(prefix_len);
@@ -227,7 +237,9 @@ void NetnsLinks::add_route(const std::string& destination, int prefix_len,
     mnl_attr_nest_end(request, multipath);
   }
   if (int err = transact(request))
-    fail("add route " + destination + "/" + std::to_string(prefix_len) + " via " + described, err);
+    fail(std::string(verb) + " route " + destination + "/" + std::to_string(prefix_len) + " via " +
+             described,
+         err);
 }
 
 bool NetnsLinks::delete_link(const std::string& device) {

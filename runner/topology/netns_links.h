@@ -59,6 +59,11 @@ class NetnsLinks {
   // Y`): the kernel picks a next hop per flow by the namespace's
   // fib_multipath_hash_policy.
   void add_route(const std::string& destination, int prefix_len, const std::vector<NextHop>& hops);
+  // The same, replacing the route to `destination`/`prefix_len` if there is
+  // one (`ip route replace`): an ECMP route losing or regaining a next hop
+  // (runner/scenario/uplink_fault.h).
+  void replace_route(const std::string& destination, int prefix_len,
+                     const std::vector<NextHop>& hops);
   // Deletes `device` (a veth pair goes as a whole). Returns false if it did
   // not exist; throws on any other failure.
   bool delete_link(const std::string& device);
@@ -71,6 +76,8 @@ class NetnsLinks {
   // Sends one request with NLM_F_ACK and waits for the kernel's answer.
   // Returns 0 or the kernel's errno (positive).
   int transact(nlmsghdr* request);
+  void put_route(const std::string& destination, int prefix_len, const std::vector<NextHop>& hops,
+                 uint16_t flags, const char* verb);
   [[noreturn]] void fail(const std::string& what, int err) const;
 
   std::string netns_label_;

@@ -33,6 +33,46 @@ std::map<std::string, int> distances_to(const std::vector<RouterLinkPlan>& links
   return dist;
 }
 
+// Every router's route to every ToR's subnet it is not on, over `links`:
+// all the neighbours one hop closer to that ToR (equal cost: one ECMP route).
+std::vector<RoutePlan> router_routes(const std::map<std::string, std::string>& subnet_of,
+                                     const std::vector<std::string>& routers,
+                                     const std::vector<RouterLinkPlan>& links) {
+  std::vector<RoutePlan> routes;
+  for (const auto& [tor, subnet] : subnet_of) {
+    const std::map<std::string, int> dist = distances_to(links, tor);
+    for (const std::string& router : routers) {
+      if (router == tor || !dist.count(router)) continue;
+      RoutePlan route{router, subnet, 24, {}};
+      for (const RouterLinkPlan& link : links) {
+        const bool from_a = link.a == router;
+        if (!from_a && link.b != router) continue;
+        const std::string& peer = from_a ? link.b : link.a;
+        const auto d = dist.find(peer);
+        if (d == dist.end() || d->second != dist.at(router) - 1) continue;
+        route.hops.push_back(from_a ? NextHopPlan{link.b_address, link.a_device}
+                                    : NextHopPlan{link.a_address, link.b_device});
+      }
+      routes.push_back(route);
+    }
+  }
+  return routes;
+}
+
+std::vector<std::string> routers_of(const FabricGraph& graph) {
+  std::vector<std::string> routers;
+  for (const FabricNode& sw : graph.switches)
+    if (sw.routed) routers.push_back(sw.name);
+  return routers;
+}
+
+bool same_hops(const RoutePlan& a, const RoutePlan& b) {
+  if (a.hops.size() != b.hops.size()) return false;
+  for (size_t i = 0; i < a.hops.size(); ++i)
+    if (a.hops[i].gateway != b.hops[i].gateway || a.hops[i].device != b.hops[i].device) return false;
+  return true;
+}
+
 }  // namespace
 
 RoutedPlan plan_routed_fabric(const FabricGraph& graph) {
@@ -70,29 +110,40 @@ RoutedPlan plan_routed_fabric(const FabricGraph& graph) {
       plan.routes.push_back({host.name, "0.0.0.0", 0, {{plan.tor_gateway[link.b], "eth0"}}});
     }
   }
-  // Every router to every ToR's subnet it is not on: all the neighbours one
-  // hop closer to that ToR (equal cost: one ECMP route).
-  std::vector<std::string> routers;
-  for (const FabricNode& sw : graph.switches)
-    if (sw.routed) routers.push_back(sw.name);
-  for (const std::string& tor : tors) {
-    const std::map<std::string, int> dist = distances_to(plan.router_links, tor);
-    for (const std::string& router : routers) {
-      if (router == tor || !dist.count(router)) continue;
-      RoutePlan route{router, subnet_of[tor], 24, {}};
-      for (const RouterLinkPlan& link : plan.router_links) {
-        const bool from_a = link.a == router;
-        if (!from_a && link.b != router) continue;
-        const std::string& peer = from_a ? link.b : link.a;
-        const auto d = dist.find(peer);
-        if (d == dist.end() || d->second != dist.at(router) - 1) continue;
-        route.hops.push_back(from_a ? NextHopPlan{link.b_address, link.a_device}
-                                    : NextHopPlan{link.a_address, link.b_device});
-      }
-      plan.routes.push_back(route);
+  for (RoutePlan& route : router_routes(subnet_of, routers_of(graph), plan.router_links))
+    plan.routes.push_back(std::move(route));
+  return plan;
+}
+
+UplinkReroute plan_uplink_reroute(const FabricGraph& graph, const std::string& link_name) {
+  const RoutedPlan full = plan_routed_fabric(graph);
+  std::vector<RouterLinkPlan> left;
+  const RouterLinkPlan* failed = nullptr;
+  for (const RouterLinkPlan& link : full.router_links) {
+    if (link.name == link_name)
+      failed = &link;
+    else
+      left.push_back(link);
+  }
+  if (!failed) throw std::invalid_argument("no router link '" + link_name + "' in this fabric");
+  std::map<std::string, std::string> subnet_of;  // the same addresses as the full plan's
+  for (const auto& [tor, gateway] : full.tor_gateway)
+    subnet_of[tor] = gateway.substr(0, gateway.rfind('.')) + ".0";
+  UplinkReroute reroute;
+  reroute.failed = *failed;
+  for (const RoutePlan& without : router_routes(subnet_of, routers_of(graph), left)) {
+    if (!full.tor_gateway.count(without.node)) continue;  // the ToRs steer; spines keep theirs
+    for (const RoutePlan& route : full.routes) {
+      if (route.node != without.node || route.destination != without.destination) continue;
+      if (same_hops(route, without)) continue;
+      reroute.withdraw.push_back(without);
+      reroute.restore.push_back(route);
     }
   }
-  return plan;
+  // Taking the link's device down flushes its router's routes through it: back with the rest.
+  for (const RoutePlan& route : full.routes)
+    if (route.node == failed->b) reroute.restore.push_back(route);
+  return reroute;
 }
 
 }  // namespace fabriclab::runner

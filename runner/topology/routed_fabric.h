@@ -53,4 +53,20 @@ struct RoutedPlan {
 // and on something else, more than 253 ToRs or router links).
 RoutedPlan plan_routed_fabric(const FabricGraph& graph);
 
+// A router link that fails (`link_fault` on an uplink, runner/scenario/
+// uplink_fault.h): its upper end (`failed.b`, the spine's port) goes down,
+// so the lower end (the ToR's) loses its carrier. Once the routers detect
+// it, each ToR whose route to some rack would still use the failed link
+// replaces it with `withdraw` (the same route over the links left: the
+// ECMP route loses a next hop); when the link is back, `restore` puts the
+// full plan's routes back (those same ToR routes, and the spine's: taking
+// its port down flushed the kernel's routes through it). Addresses as in
+// the full plan. std::invalid_argument for a name that is no router link.
+struct UplinkReroute {
+  RouterLinkPlan failed;
+  std::vector<RoutePlan> withdraw;
+  std::vector<RoutePlan> restore;
+};
+UplinkReroute plan_uplink_reroute(const FabricGraph& graph, const std::string& link_name);
+
 }  // namespace fabriclab::runner

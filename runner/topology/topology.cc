@@ -125,6 +125,7 @@ std::unique_ptr<Topology> Topology::build(const TopologySpec& spec, Ledger& ledg
   topology->named_ = !mount_dir.empty();
   const std::string prefix = "fl-" + spec.run_id + "-";
   topology->fabric_hosts_ = graph.hosts;
+  topology->graph_ = graph;
   try {
     topology->routed_ = plan_routed_fabric(graph);
   } catch (const std::invalid_argument& e) {
@@ -199,6 +200,14 @@ int Topology::switch_namespace(const std::string& name) const {
   for (const auto& [switch_name, index] : switches_)
     if (switch_name == name) return index;
   throw std::logic_error("topology: no switch " + name);
+}
+
+UplinkReroute Topology::uplink_reroute(const std::string& name) const {
+  return plan_uplink_reroute(graph_, name);
+}
+
+const NetworkNamespace& Topology::switch_namespace_of(const std::string& name) const {
+  return namespaces_.at(static_cast<size_t>(switch_namespace(name))).ns;
 }
 
 void Topology::add_routing() {

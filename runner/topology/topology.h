@@ -117,6 +117,11 @@ class Topology {
   int switch_netns_fd() const;
   // True when the namespaces are visible under /run/netns (`ip netns exec`).
   bool named() const { return named_; }
+  // What the routers do when router link `name` fails (routed_fabric.h);
+  // std::invalid_argument for a name that is none.
+  UplinkReroute uplink_reroute(const std::string& name) const;
+  // A router's or switch's namespace ("tor0" -> the fl-<id>-tor0 one).
+  const NetworkNamespace& switch_namespace_of(const std::string& name) const;
   // Multi-line human summary: namespaces, devices, addresses.
   std::string describe() const;
 
@@ -149,6 +154,7 @@ class Topology {
   std::vector<FabricNode> fabric_hosts_;               // by rank
   std::vector<std::pair<std::string, int>> switches_;  // name, index into namespaces_
   RoutedPlan routed_;  // empty without routers
+  FabricGraph graph_;  // what was built
 };
 
 }  // namespace fabriclab::runner

@@ -24,7 +24,7 @@ class TrainWorkload : public Workload {
         {"timeout_s", ParamKind::kNumber},     {"data", ParamKind::kString},
         {"bucket_cap_mb", ParamKind::kInteger}, {"first_bucket_mb", ParamKind::kInteger},
         {"compute_slowdown", ParamKind::kNumber}, {"slow_rank", ParamKind::kRank},
-        {"step_compute_ms", ParamKind::kNumber}};
+        {"step_compute_ms", ParamKind::kNumber}, {"channels", ParamKind::kInteger}};
     return keys;
   }
 
@@ -72,6 +72,9 @@ class TrainWorkload : public Workload {
     if (!(slowdown >= 1 && slowdown <= 100))
       throw std::invalid_argument("compute_slowdown must be in [1, 100], got " +
                                   workload.param("compute_slowdown"));
+    const double channels = number("channels", 1);
+    if (!(channels >= 1 && channels <= 8))
+      throw std::invalid_argument("channels must be in [1, 8], got " + workload.param("channels"));
     const double compute_ms = number("step_compute_ms", 0);
     if (!(compute_ms >= 0 && compute_ms <= 600000))
       throw std::invalid_argument("step_compute_ms must be in [0, 600000], got " +

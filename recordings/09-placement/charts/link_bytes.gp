@@ -19,9 +19,10 @@ set yrange [0:*]
 set xrange [-0.6:*]
 set offsets 0, 0.6, graph 0.05, 0
 set style fill solid 0.6
-plot 'same-host.links.dat' using ($0 -0.333):($2 + $3):(0.133):xtic(1) with boxes fill solid 0.6 title 'same-host: 4 ranks on host r0', \
-     'same-tor.links.dat' using ($0 -0.200):($2 + $3):(0.133) with boxes fill solid 0.6 title 'same-tor: 2 + 2 on r0, r1 (one ToR)', \
-     'cross-spine.links.dat' using ($0 -0.067):($2 + $3):(0.133) with boxes fill solid 0.6 title 'cross-spine: 2 + 2 on r0, r2 (across the spines)', \
-     'ecmp-a.links.dat' using ($0 +0.067):($2 + $3):(0.133) with boxes fill solid 0.6 title 'ecmp-a: across the spines + tenant r1 -> r3 (draw a)', \
-     'ecmp-b.links.dat' using ($0 +0.200):($2 + $3):(0.133) with boxes fill solid 0.6 title 'ecmp-b: across the spines + tenant r1 -> r3 (draw b)', \
-     'ecmp-c.links.dat' using ($0 +0.333):($2 + $3):(0.133) with boxes fill solid 0.6 title 'ecmp-c: across the spines + tenant r1 -> r3 (draw c)'
+plot 'same-host.links.dat' using ($0 -0.343):($2 + $3):(0.114):xtic(1) with boxes fill solid 0.6 title 'same-host: 4 ranks on host r0', \
+     'same-tor.links.dat' using ($0 -0.229):($2 + $3):(0.114) with boxes fill solid 0.6 title 'same-tor: 2 + 2 on r0, r1 (one ToR)', \
+     'cross-spine.links.dat' using ($0 -0.114):($2 + $3):(0.114) with boxes fill solid 0.6 title 'cross-spine: 2 + 2 on r0, r2 (across the spines)', \
+     'ecmp-a.links.dat' using ($0 +0.000):($2 + $3):(0.114) with boxes fill solid 0.6 title 'ecmp-a: across the spines + tenant r1 -> r3 (draw a)', \
+     'ecmp-b.links.dat' using ($0 +0.114):($2 + $3):(0.114) with boxes fill solid 0.6 title 'ecmp-b: across the spines + tenant r1 -> r3 (draw b)', \
+     'ecmp-c.links.dat' using ($0 +0.229):($2 + $3):(0.114) with boxes fill solid 0.6 title 'ecmp-c: across the spines + tenant r1 -> r3 (draw c)', \
+     'spine-fail.links.dat' using ($0 +0.343):($2 + $3):(0.114) with boxes fill solid 0.6 title 'spine-fail: across the spines, 4 connections per peer; tor0-spine0 down 2 s mid-job'

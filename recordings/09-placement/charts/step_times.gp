@@ -13,15 +13,18 @@ set title 'lab 09: step time (ms, slowest rank, log scale) per step'
 if (exists("text_mode")) { set key below }
 set border 3
 set tics nomirror
+set arrow from 8.5, graph 0 to 8.5, graph 1 nohead dashtype 2
+set label 'spine-fail: link down 2.0 s' at 8.2, graph 0.95 rotate by 90 right font ',9'
 set xlabel 'step'
 set ylabel 'step time, slowest rank (ms, log scale)'
 set logscale y
 set xrange [1:*]
-set yrange [9.876:1076.254]
-set ytics (10, 20, 50, 100, 200, 500, 1000)
+set yrange [14.340:1655.102]
+set ytics (20, 50, 100, 200, 500, 1000)
 plot 'same-host.dat' using 1:4 with lines linewidth 2 title 'same-host: 4 ranks on host r0', \
      'same-tor.dat' using 1:4 with lines linewidth 2 title 'same-tor: 2 + 2 on r0, r1 (one ToR)', \
      'cross-spine.dat' using 1:4 with lines linewidth 2 title 'cross-spine: 2 + 2 on r0, r2 (across the spines)', \
      'ecmp-a.dat' using 1:4 with lines linewidth 2 title 'ecmp-a: across the spines + tenant r1 -> r3 (draw a)', \
      'ecmp-b.dat' using 1:4 with lines linewidth 2 title 'ecmp-b: across the spines + tenant r1 -> r3 (draw b)', \
-     'ecmp-c.dat' using 1:4 with lines linewidth 2 title 'ecmp-c: across the spines + tenant r1 -> r3 (draw c)'
+     'ecmp-c.dat' using 1:4 with lines linewidth 2 title 'ecmp-c: across the spines + tenant r1 -> r3 (draw c)', \
+     'spine-fail.dat' using 1:4 with lines linewidth 2 title 'spine-fail: across the spines, 4 connections per peer; tor0-spine0 down 2 s mid-job'

@@ -22,6 +22,8 @@ void compute_link_fault(const ScenarioEvents& in, ScenarioResult& result) {
       const double ts = number_field(event, "ts");
       auto [it, fresh] = step_end.emplace(step, ts);
       if (!fresh) it->second = std::max(it->second, ts);
+    } else if (kind == "link_down" && event.contains("detect_s")) {
+      return;  // an uplink's: routed around, no stall to measure (uplink_fault_part.cc)
     } else if (kind == "link_down" && !down_ts) {
       down_ts = number_field(event, "ts");
     } else if (kind == "link_up" && !up_ts) {

@@ -18,6 +18,7 @@ ResultPart ecn_part();         // the ranks' kernels' ECN counters
 ResultPart uplinks_part();     // what a leaf_spine fabric's uplinks carried
 ResultPart neighbours_part();  // each neighbour flow's goodput and round trip
 ResultPart link_fault_part();    // a link that went down mid-job: the stall and TCP's backoff
+ResultPart uplink_fault_part();  // an uplink that failed mid-job: where its flows went
 ResultPart slowest_of_n_part();  // a delay tail on every link: the slowest of N (slowest_link.h)
 ResultPart cpu_part();           // this machine's CPU in the steps (schedstat; lab 10)
 

@@ -12,7 +12,8 @@ const std::vector<ResultPart>& result_parts() {
       timing_part(), training_part(),  counters_part(),   wire_bytes_part(),
       ranks_part(),  allreduce_part(), alpha_beta_part(), flow_probe_part(),
       queue_part(),  ecn_part(),       uplinks_part(),    neighbours_part(),
-      slowest_of_n_part(), cpu_part(), link_fault_part()};
+      slowest_of_n_part(), cpu_part(), link_fault_part(),
+      uplink_fault_part()};
   return parts;
 }
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -294,6 +295,102 @@ TEST_P(RunSignalTest, StopsAndLeavesNothing) {
 
 INSTANTIATE_TEST_SUITE_P(Signals, RunSignalTest, ::testing::Values(SIGINT, SIGTERM),
                          [](const auto& info) { return info.param == SIGINT ? "SIGINT" : "SIGTERM"; });
+
+// Lab 09's spine-fail, reduced: a fabric uplink (tor0-spine0) fails 60 s
+// while the job trains, its routes withdrawn 300 ms later.
+void write_uplink_fault_lab(const std::string& labs) {
+  std::filesystem::create_directories(labs + "/92-test");
+  std::ofstream(labs + "/92-test/lab.toml")
+      << "[lab]\nid = \"92\"\ntitle = \"test\"\nsummary = \"test\"\n[trainer]\n" << kLongTrainer
+      << "[topology]\nranks = 4\nkind = \"leaf_spine\"\n"
+         "[[scenario]]\nname = \"spine-fail\"\ncondition = \"spine-fail\"\n"
+         "placement = [\"r0\", \"r2\"]\nlinks = [\"tor0-spine0\"]\n"
+         "link_fault = \"down 60s at step 2 detect 300ms\"\ndeadline_s = 120\nstall_s = 60\n";
+}
+
+// Runs `command` (through /bin/sh) in the run's namespace `node`: its output.
+std::string in_netns(const std::string& run_id, const std::string& node, const std::string& command) {
+  return run_command({"/bin/sh", "-c", "ip netns exec fl-" + run_id + "-" + node + " " + command},
+                     {}, 10s)
+      .output;
+}
+
+// Waits until the uplink fault is in force in the running lab: tor0's route
+// to rack 2 goes through spine1 only (read with iproute2). Returns that
+// route (or what `ip` said last).
+std::string wait_for_withdrawn_route(const std::string& run_id, std::chrono::seconds limit) {
+  std::string route;
+  for (auto give_up = std::chrono::steady_clock::now() + limit;
+       std::chrono::steady_clock::now() < give_up; std::this_thread::sleep_for(200ms)) {
+    route = in_netns(run_id, "tor0", "ip route show 10.77.2.0/24");
+    // Only the surviving next hop (not an error: the ToR's namespace may
+    // not exist yet when the run's first one does).
+    if (route.find("to-spine1") != std::string::npos && route.find("to-spine0") == std::string::npos)
+      break;
+  }
+  return route;
+}
+
+// Once detected, the ToR's ECMP route to the other rack has lost the failed
+// spine; SIGTERM mid-fault sets the port up and the routes back before the
+// run ends (its events say so, cut short), and nothing of the run is left.
+TEST_F(RunCommandTest, SigtermDuringAnUplinkFaultSetsItBackAndLeavesNothing) {
+  write_uplink_fault_lab(labs_);
+  HostState before;
+  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
+  const std::string run_id = wait_for_run_id(before, 30s);
+  ASSERT_FALSE(run_id.empty()) << runner.output();
+  const std::string route = wait_for_withdrawn_route(run_id, 90s);
+  ASSERT_EQ(route.find("to-spine0"), std::string::npos)
+      << "tor0's route kept spine0: " << route << runner.output();
+  EXPECT_NE(route.find("to-spine1"), std::string::npos) << route;
+  runner.signal(SIGTERM);
+  auto status = runner.wait(30s);
+  ASSERT_TRUE(status.exited) << "the runner did not stop within 30 s\n" << runner.output();
+  std::map<std::string, nlohmann::json> seen;
+  for (const nlohmann::json& e : events_of(output_, "spine-fail"))
+    if (e.contains("event") && e["event"].is_string()) seen[e["event"].get<std::string>()] = e;
+  for (const char* kind : {"link_down", "route_withdrawn", "link_up", "route_restored",
+                           "uplink_phases"})
+    EXPECT_TRUE(seen.count(kind)) << kind << " missing\n" << runner.output();
+  const auto cut_short = [&](const char* kind) {
+    return seen.count(kind) && seen[kind].is_object() && seen[kind].value("cut_short", false);
+  };
+  EXPECT_TRUE(cut_short("link_up")) << seen["link_up"].dump();
+  EXPECT_TRUE(cut_short("route_restored")) << seen["route_restored"].dump();
+  EXPECT_NE(seen["route_restored"].dump().find("to-spine0"), std::string::npos);
+  expect_nothing_left(before, run_id);
+}
+
+// The same fault, but the runner is SIGKILLed while the uplink is down and
+// its routes withdrawn: nothing sets them back, so the killed run's
+// namespaces still hold spine0's port down and tor0's one-spine route. Then
+// `fabriclab cleanup` removes every namespace of the run (with the down
+// port, the routes, the veths in them), every process, and no host link is
+// left.
+TEST_F(RunCommandTest, SigkillDuringAnUplinkFaultThenCleanupLeavesNothing) {
+  write_uplink_fault_lab(labs_);
+  HostState before;
+  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
+  const std::string run_id = wait_for_run_id(before, 30s);
+  ASSERT_FALSE(run_id.empty()) << runner.output();
+  const std::string route = wait_for_withdrawn_route(run_id, 90s);
+  ASSERT_EQ(route.find("to-spine0"), std::string::npos)
+      << "tor0's route kept spine0: " << route << runner.output();
+  runner.signal(SIGKILL);
+  runner.wait(10s);
+  // What the kill left: the fault in force in the run's namespaces.
+  EXPECT_FALSE(testing::run_netns_entries("fl-" + run_id).empty());
+  EXPECT_EQ(in_netns(run_id, "tor0", "ip route show 10.77.2.0/24").find("to-spine0"),
+            std::string::npos);
+  EXPECT_NE(in_netns(run_id, "spine0", "ip -o link show").find("state DOWN"), std::string::npos)
+      << in_netns(run_id, "spine0", "ip -o link show");
+  auto cleanup = run_command({fabriclab::build_paths::fabriclab_binary(), "cleanup"}, {}, 60s);
+  EXPECT_EQ(cleanup.status.code, 0) << cleanup.output;
+  EXPECT_NE(cleanup.output.find(run_id), std::string::npos) << cleanup.output;
+  EXPECT_NE(cleanup.output.find("spine0"), std::string::npos) << cleanup.output;
+  expect_nothing_left(before, run_id);
+}
 
 TEST_F(RunCommandTest, AKilledRankFailsItsScenarioAndTheRunGoesOn) {
   write_lab(labs_, kLongTrainer, scenario("clean", "", 120, 30) + "\n" +

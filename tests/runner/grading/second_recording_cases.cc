@@ -68,11 +68,15 @@ const std::vector<LabCase>& lab_cases() {
     // collided (tenant 79 Mb/s), where ecmp-a and ecmp-b had.
     {"09",
      {{{"same-host", "cross-spine"},
-       {"cross-spine", "same-host"},
+       {"cross-spine", "spine-fail"},
        {"same-tor", "ecmp-a"},
        {"ecmp-a", "same-tor"},
        {"ecmp-b", "ecmp-c"},
-       {"ecmp-c", "ecmp-b"}}}},
+       {"ecmp-c", "ecmp-b"},
+       // spine-fail takes same-host's run (and cross-spine spine-fail's): no
+       // uplink failed, so no rerouted_slowdown (half-the-spines) and no
+       // shares (flows-back: none).
+       {"spine-fail", "same-host"}}}},
     // ring-5ms holds hd-1ms's sweep (halving-doubling at 1 ms) and hd-5ms
     // bcube-5ms's: ring-5ms's alpha (12.3 -> 1.9 ms) and crossover (2 MiB ->
     // 104 KiB) move, and with them the 5 ms / 1 ms ratio (4.47 -> 0.23); its
