@@ -123,8 +123,9 @@ class NetlinkApplied : public Applied {
     return true;
   }
 
-  // `tc qdisc change` on the impairing qdisc: the kernel swaps its options
-  // and keeps its queue and counters. A tbf (a rate on a kernel without
+  // A change of the impairing qdisc in place: the kernel swaps its options
+  // and keeps its queue and counters (every option sent, so none of the old
+  // spec's stays: build_netem_change). A tbf (a rate on a kernel without
   // sch_netem) changes only to another rate; the kernel cannot turn one
   // qdisc kind into another in place.
   void change(const Spec& spec) override {
@@ -137,7 +138,7 @@ class NetlinkApplied : public Applied {
     const QdiscPlace place{ifindex_, netem_parent_, netem_handle_};
     const Message message = tbf ? build_tbf_qdisc(QdiscCommand::kChange, place, tbf_for_rate(spec),
                                                   sock_->next_seq())
-                                : build_netem_qdisc(QdiscCommand::kChange, place, s, sock_->next_seq());
+                                : build_netem_change(place, s, sock_->next_seq());
     try {
       sock_->request(message, "change " + kind_ + " qdisc");
     } catch (const KernelError& e) {

@@ -47,7 +47,10 @@ struct Builder {
   }
 };
 
-void put_netem_options(nlmsghdr* nlh, const Spec& s) {
+// every_attribute: also send the attributes `s` leaves out, zeroed, so the
+// kernel's netem_change() overwrites what an earlier spec set (see
+// build_netem_change in the header).
+void put_netem_options(nlmsghdr* nlh, const Spec& s, bool every_attribute = false) {
   tc_netem_qopt opt{};
   opt.limit = s.limit_packets ? s.limit_packets : 1000;  // tc's default
   opt.latency = usec_to_ticks(static_cast<uint32_t>(s.delay_us));
@@ -67,31 +70,31 @@ void put_netem_options(nlmsghdr* nlh, const Spec& s) {
   // correlation word was given. A duplicate correlation alone does not count
   // (tc/q_netem.c forgets to mark it present), so `duplicate 1% 50%` on its
   // own reaches the kernel without its correlation: same here, on purpose.
-  if (s.corr_given) {
+  if (s.corr_given || every_attribute) {
     tc_netem_corr corr{};
     corr.delay_corr = scaled_probability(s.delay_corr);
     corr.loss_corr = s.loss_model == LossModel::kRandom ? scaled_probability(s.loss_corr) : 0;
     corr.dup_corr = scaled_probability(s.duplicate_corr);
     mnl_attr_put(nlh, TCA_NETEM_CORR, sizeof corr, &corr);
   }
-  if (s.reorder_given || s.reorder > 0) {
+  if (s.reorder_given || s.reorder > 0 || every_attribute) {
     tc_netem_reorder r{};
     r.probability = scaled_probability(s.reorder);
     r.correlation = scaled_probability(s.reorder_corr);
     mnl_attr_put(nlh, TCA_NETEM_REORDER, sizeof r, &r);
   }
-  if (s.ecn) {
-    int one = 1;  // tc sends its int "present" flag
-    mnl_attr_put(nlh, TCA_NETEM_ECN, sizeof one, &one);
+  if (s.ecn || every_attribute) {
+    int on = s.ecn ? 1 : 0;  // tc sends its int "present" flag
+    mnl_attr_put(nlh, TCA_NETEM_ECN, sizeof on, &on);
   }
-  if (s.corrupt_given || s.corrupt > 0) {
+  if (s.corrupt_given || s.corrupt > 0 || every_attribute) {
     tc_netem_corrupt c{};
     c.probability = scaled_probability(s.corrupt);
     c.correlation = scaled_probability(s.corrupt_corr);
     mnl_attr_put(nlh, TCA_NETEM_CORRUPT, sizeof c, &c);
   }
-  if (s.slot.given) {
-    tc_netem_slot sl{};
+  if (s.slot.given || every_attribute) {
+    tc_netem_slot sl{};  // all zero: no slots
     sl.min_delay = s.slot.min_delay_ns;
     sl.max_delay = s.slot.max_delay_ns;
     sl.max_packets = s.slot.max_packets;
@@ -122,7 +125,7 @@ void put_netem_options(nlmsghdr* nlh, const Spec& s) {
     mnl_attr_put(nlh, NETEM_LOSS_GE, sizeof ge, &ge);
     mnl_attr_nest_end(nlh, nest);
   }
-  if (s.rate_bytes_per_s != 0) {
+  if (s.rate_bytes_per_s != 0 || every_attribute) {  // a rate of 0: no rate
     tc_netem_rate rate{};
     if (s.rate_bytes_per_s >= (1ULL << 32)) {
       uint64_t rate64 = s.rate_bytes_per_s;
@@ -172,6 +175,13 @@ Message build_netem_qdisc(QdiscCommand cmd, const QdiscPlace& place, const Spec&
   Builder b(RTM_NEWQDISC, qdisc_flags(cmd), seq, place);
   mnl_attr_put_strz(b.nlh, TCA_KIND, "netem");
   put_netem_options(b.nlh, spec);
+  return b.done();
+}
+
+Message build_netem_change(const QdiscPlace& place, const Spec& spec, uint32_t seq) {
+  Builder b(RTM_NEWQDISC, qdisc_flags(QdiscCommand::kChange), seq, place);
+  mnl_attr_put_strz(b.nlh, TCA_KIND, "netem");
+  put_netem_options(b.nlh, spec, true);
   return b.done();
 }
 

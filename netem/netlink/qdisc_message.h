@@ -51,6 +51,17 @@ uint16_t qdisc_flags(QdiscCommand cmd);
 Message build_netem_qdisc(QdiscCommand cmd, const QdiscPlace& place, const Spec& spec,
                           uint32_t seq);
 
+// A change that leaves the qdisc holding exactly `spec`. tc's `change` (the
+// kChange above) sends only the attributes its words name, and the kernel's
+// netem_change() keeps every attribute it is not sent: `change ... delay
+// 20ms` after `rate 1mbit corrupt 1%` leaves the rate and the corruption in
+// force. A fault that changes a link's impairment and restores it would leave
+// the fault's settings behind, so this sends correlation, reorder, ECN,
+// corruption, slot and rate every time, zeroed when `spec` has none. The
+// kernel cannot be sent "no delay distribution" (an empty table is refused):
+// a distribution set earlier stays, and matters only with jitter.
+Message build_netem_change(const QdiscPlace& place, const Spec& spec, uint32_t seq);
+
 // RTM_DELQDISC for the qdisc at `place` (no kind, no options), like
 // `tc qdisc del dev DEV [parent P | root] [handle H]`.
 Message build_delete_qdisc(const QdiscPlace& place, uint32_t seq);

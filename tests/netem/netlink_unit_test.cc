@@ -8,6 +8,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "common/input_error.h"
@@ -79,6 +80,51 @@ TEST(NetemOptions, DecodeOfEncodeGivesTheSpecBack) {
     ASSERT_TRUE(d.valid);
     EXPECT_EQ(print_spec(d.spec), print_spec(spec));
   }
+}
+
+// The attribute types inside a message's TCA_OPTIONS, after the qopt.
+std::vector<uint16_t> netem_attribute_types(const Message& m) {
+  const uint8_t* opts = m.data() + 16 + 20 + 12;  // nlmsghdr, tcmsg, TCA_KIND "netem"
+  const uint16_t len = static_cast<uint16_t>(opts[0] | opts[1] << 8);
+  std::vector<uint16_t> types;
+  size_t at = 4 + NLA_ALIGN(sizeof(tc_netem_qopt));
+  while (at + 4 <= len) {
+    const uint16_t attr_len = static_cast<uint16_t>(opts[at] | opts[at + 1] << 8);
+    types.push_back(static_cast<uint16_t>(opts[at + 2] | opts[at + 3] << 8) & NLA_TYPE_MASK);
+    at += NLA_ALIGN(attr_len);
+  }
+  return types;
+}
+
+// The kernel keeps every netem attribute a change does not send, so the
+// change a link fault makes and undoes sends them all, zeroed where the spec
+// has none; decoded, the message still says exactly the spec.
+TEST(NetemChange, SendsEveryAttributeTheKernelWouldOtherwiseKeep) {
+  const Spec plain = parse_spec("delay 20ms limit 1000");
+  const Message change = build_netem_change({1, TC_H_ROOT, kRootHandle}, plain, 1);
+  const std::vector<uint16_t> types = netem_attribute_types(change);
+  for (uint16_t t : {TCA_NETEM_CORR, TCA_NETEM_REORDER, TCA_NETEM_ECN, TCA_NETEM_CORRUPT,
+                     TCA_NETEM_SLOT, TCA_NETEM_RATE})
+    EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << "attribute " << t << " not sent";
+  const uint8_t* opts = change.data() + 16 + 20 + 12;
+  const uint16_t len = static_cast<uint16_t>(opts[0] | opts[1] << 8);
+  DecodedNetem d = decode_netem_options(opts + 4, len - 4);
+  ASSERT_TRUE(d.valid);
+  EXPECT_EQ(d.spec.delay_us, plain.delay_us);
+  EXPECT_EQ(d.spec.rate_bytes_per_s, 0u);
+  EXPECT_EQ(d.spec.corrupt, 0.0);
+  EXPECT_EQ(d.spec.reorder, 0.0);
+  EXPECT_FALSE(d.spec.ecn);
+  EXPECT_EQ(d.spec.slot.min_delay_ns + d.spec.slot.max_delay_ns + d.spec.slot.dist_jitter_ns, 0);
+  // tc's own change (the CLI's --change, byte for byte) sends none of them.
+  EXPECT_TRUE(netem_attribute_types(build_netem_qdisc(QdiscCommand::kChange, {1, TC_H_ROOT, kRootHandle},
+                                                      plain, 1))
+                  .empty());
+  // A spec that names everything: the same options as tc's.
+  const Spec full = parse_spec("delay 100ms 10ms 25% loss 1% 10% duplicate 2% corrupt 0.1% 5% "
+                               "reorder 25% 50% gap 5 rate 100mbit 14 limit 5000 ecn slot 1ms 2ms");
+  EXPECT_EQ(build_netem_change({1, TC_H_ROOT, kRootHandle}, full, 1),
+            build_netem_qdisc(QdiscCommand::kChange, {1, TC_H_ROOT, kRootHandle}, full, 1));
 }
 
 // A dump message as the kernel sends it, with TCA_KIND `kind` written

@@ -9,6 +9,7 @@
 //   - delay with jitter, measured by ping;
 //   - host mode's peer-only tree (htb + u32): traffic to the peer delayed,
 //     traffic to another address on the same link not;
+//   - a change of impairment in place leaves exactly the new spec, and back;
 //   - a kernel refusal turned into a sentence naming the device and namespace.
 // The plain delay and loss rates, and removal, are the backend suite's
 // (tests/netem/impairment_test.cc), which tests/vm/checks.sh runs here too.
@@ -24,6 +25,7 @@
 #include "netem/netlink/netlink_backend.h"
 #include "netem/netlink/netlink_probe.h"
 #include "netem/netlink/peer_filter.h"
+#include "netem/spec_limit.h"
 #include "netem/spec_parse.h"
 #include "tests/netem/lab_netns.h"
 #include "tests/netem/tc_fixture.h"
@@ -127,6 +129,27 @@ TEST_F(RealNetem, EveryByteIdentitySpecAppliesReadsBackAsTcSeesItAndClears) {
     EXPECT_EQ(tc_root(), default_root) << "removing the impairment did not restore the device";
   }
   EXPECT_GE(applied_count, 70);
+}
+
+// A link fault changes a link's impairment and puts the old one back; the
+// kernel keeps every netem attribute a change leaves out, so a change that
+// sent only the new words would leave the fault's rate and corruption on the
+// link after it ended. Each change must leave the qdisc holding exactly its
+// spec, read back by us and by tc.
+TEST_F(RealNetem, AChangeLeavesExactlyTheNewSpecAndBack) {
+  const Spec fault = parse_spec("delay 10ms rate 5mbit corrupt 1% reorder 5% loss 2% ecn");
+  const Spec plain = parse_spec("delay 20ms");
+  std::unique_ptr<Applied> applied = netlink::NetlinkBackend().apply(target_, fault);
+  for (const Spec* spec : {&plain, &fault, &plain}) {
+    SCOPED_TRACE(print_spec(*spec));
+    applied->change(*spec);
+    std::optional<QdiscInfo> ours = our_qdisc(netlink::kRootHandle);
+    ASSERT_TRUE(ours && ours->netem) << "no netem fab0: read back";
+    EXPECT_EQ(vmtest::our_readback_mismatch(with_limit(*spec), *ours->netem), "");
+    nlohmann::json tc = tc_qdisc("fab0:");
+    ASSERT_FALSE(tc.is_null());
+    EXPECT_EQ(vmtest::tc_readback_mismatch(with_limit(*spec), tc["options"]), "") << tc.dump();
+  }
 }
 
 TEST_F(RealNetem, CliAppliesShowsAndClears) {
