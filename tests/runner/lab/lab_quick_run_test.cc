@@ -159,13 +159,13 @@ TEST_P(LabQuickRun, RunsEveryScenarioAndGradesItsOwnRun) {
   for (const ScenarioDefinition& s : lab.scenarios)
     if (s.workload.param("transport") == "roce")
       GTEST_SKIP() << "lab " << lab.id << " runs over RoCE, host mode only: vm_pair_roce runs it";
-  // Seed 3 draws every [[draw]]'s first choice in labs 02 and 07 (the
+  // Seed 9 draws every [[draw]]'s first choice in labs 02 and 07 (the
   // conditions their reference recordings ran under), so that the suite is
   // the same run every time; the other choices are measured in the labs'
   // READMEs, not here.
   std::vector<std::string> args = {fabriclab::build_paths::fabriclab_binary(), "run", id, "--quick",
                                    "--labs", labs, "--output", output, "--no-charts",
-                                   "--seed", "3"};
+                                   "--seed", "9"};
   std::map<std::string, double> predicted;
   std::string predictions_text;
   for (const Exercise& ex : lab.exercises) {
@@ -246,7 +246,7 @@ TEST(LabLesson, AnInvertedLabSaysItsLessonFailed) {
   const std::string output = dir.path() + "/runs";
   const auto run = run_command({fabriclab::build_paths::fabriclab_binary(), "run", "02", "--quick",
                                 "--scenario", "clean,latency", "--labs", labs, "--output", output,
-                                "--no-charts", "--seed", "3"},  // seed 3 draws 100ms
+                                "--no-charts", "--seed", "9"},  // seed 9 draws 100ms
                                {}, 300s);
   ASSERT_TRUE(run.status.exited) << run.output;
   EXPECT_EQ(run.status.code, 0) << "a lesson that fails is a finding, not a crash\n" << run.output;
