@@ -90,21 +90,37 @@ void silence_namespace(int netns_fd) {
   }
 }
 
-// A router forwards, and spreads flows over equal-cost routes by their
-// 5-tuple (fib_multipath_hash_policy 1, layer 4), as a fabric's ECMP does.
+void write_sysctl(const char* path, const std::string& value) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || ::write(fd, value.data(), value.size()) != static_cast<ssize_t>(value.size())) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error(std::string("topology: cannot write ") + value + " to " + path + ": " +
+                             std::strerror(err));
+  }
+  ::close(fd);
+}
+
+// A router forwards, and spreads flows over equal-cost routes by a hash of
+// their headers' 5-tuple, as a switch ASIC's ECMP does. Not policy 1: for a
+// forwarded packet that carries a socket's hash (skb->l4_hash: the sender's
+// sk_txhash, which survives the veth pairs between namespaces) policy 1
+// uses that hash instead of the headers, and TCP draws a new one after each
+// retransmission timeout -- a connection would change spines after a fault,
+// which no header-hashing switch does (labs/09-placement/README.md, "A
+// spine uplink fails"). Policy 3 hashes the fields it is given, from the
+// headers: source and destination address, protocol, source and destination
+// port (0x0037). Kernels before 5.16 have no policy 3: policy 1 there.
 void enable_forwarding(int netns_fd) {
   ScopedNetns inside(netns_fd);
-  for (const auto& [path, value] :
-       {std::pair<const char*, const char*>{"/proc/sys/net/ipv4/ip_forward", "1"},
-        {"/proc/sys/net/ipv4/fib_multipath_hash_policy", "1"}}) {
-    const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || ::write(fd, value, 1) != 1) {
-      const int err = errno;
-      if (fd >= 0) ::close(fd);
-      throw std::runtime_error(std::string("topology: cannot write ") + path + ": " +
-                               std::strerror(err));
-    }
-    ::close(fd);
+  write_sysctl("/proc/sys/net/ipv4/ip_forward", "1");
+  try {
+    write_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_fields", "0x0037");
+    write_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy", "3");
+  } catch (const std::runtime_error& e) {
+    spdlog::warn("{}; ECMP hashes with policy 1 (layer 4, the socket's hash where a packet has one)",
+                 e.what());
+    write_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy", "1");
   }
 }
 

@@ -137,7 +137,7 @@ TEST_F(TopologyTest, FourRanksMeetOnABridgeInASwitchNamespace) {
 
 // Leaf-spine: routers in namespaces of their own. Read back with iproute2:
 // the ToR reaches the other rack over both spines in one ECMP route, hashes
-// flows by their ports, and is its hosts' gateway; the ranks of the other
+// flows by their headers' addresses and ports, and is its hosts' gateway; the ranks of the other
 // rack answer ping across three routers.
 TEST_F(TopologyTest, LeafSpineRoutesEachRackOverBothSpines) {
   auto topology = Topology::build({4, run_id_, "10.77.0.0", "leaf_spine"}, *ledger_);
@@ -146,7 +146,10 @@ TEST_F(TopologyTest, LeafSpineRoutesEachRackOverBothSpines) {
   const std::string route = run_in(tor0, {"ip", "-j", "route", "show", "10.77.2.0/24"});
   EXPECT_NE(route.find("\"gateway\":\"10.78.0.1\",\"dev\":\"to-spine0\""), std::string::npos) << route;
   EXPECT_NE(route.find("\"gateway\":\"10.78.1.1\",\"dev\":\"to-spine1\""), std::string::npos) << route;
-  EXPECT_EQ(run_in(tor0, {"sysctl", "-n", "net.ipv4.fib_multipath_hash_policy"}), "1\n");
+  // Policy 3 over the headers' 5-tuple (0x37: addresses, protocol, ports), as
+  // a switch hashes; policy 1 would use a packet's socket hash.
+  EXPECT_EQ(run_in(tor0, {"sysctl", "-n", "net.ipv4.fib_multipath_hash_policy"}), "3\n");
+  EXPECT_EQ(run_in(tor0, {"sysctl", "-n", "net.ipv4.fib_multipath_hash_fields"}), "55\n");
   EXPECT_EQ(run_in(tor0, {"sysctl", "-n", "net.ipv4.ip_forward"}), "1\n");
   const RankNetwork& r0 = topology->rank(0);
   EXPECT_EQ(r0.ipv4, "10.77.1.1");
