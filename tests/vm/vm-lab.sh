@@ -5,7 +5,8 @@
 # two VMs, checking eth0 and the process table on both. Through
 # tests/vm/vm-run: in namespace mode in one VM, checking the namespaces too.
 #   usage: vm-lab.sh BUILD_DIR LAB SCALE [fabriclab run ARGS...]
-# SCALE multiplies every deadline_s and stall_s of the lab (a copy under
+# SCALE multiplies every deadline_s and stall_s of the lab, and the length of
+# a link fault (a copy under
 # /tmp/labs; the lab's folder is untouched): in the VM each rank's start alone
 # takes 13-30 s (libtorch under TCG) and training runs ~20x slower, so lab
 # 02's quick limits (stall 15 s, counted from launch) stall every scenario
@@ -30,9 +31,15 @@ folder=$(ls -d labs/"$lab"-* 2>/dev/null | head -n 1)
 mkdir -p /tmp/labs
 cp -r "$folder" /tmp/labs/
 toml="/tmp/labs/$(basename "$folder")/lab.toml"
-awk -v k="$scale" '/^(deadline_s|stall_s) = [0-9]+/ { $3 = $3 * k } { print }' "$toml" > "$toml.new"
+# A link fault's length too ("down 2s" -> "down 20s"): under TCG one step
+# takes seconds, and a 2 s fault could fall between two steps' traffic.
+awk -v k="$scale" '/^(deadline_s|stall_s) = [0-9]+/ { $3 = $3 * k }
+  /^link_fault = "(down|impair .* for) [0-9]+s / {
+    match($0, /[0-9]+s /); n = substr($0, RSTART, RLENGTH - 2)
+    $0 = substr($0, 1, RSTART - 1) (n * k) "s " substr($0, RSTART + RLENGTH) }
+  { print }' "$toml" > "$toml.new"
 mv "$toml.new" "$toml"
-echo "vm$h: limits x$scale: $(grep -E '^(deadline_s|stall_s)' "$toml" | tr '\n' ' ')"
+echo "vm$h: limits x$scale: $(grep -E '^(deadline_s|stall_s|link_fault)' "$toml" | tr '\n' ' ')"
 
 # Host mode prints the lab's [topology] sysctl line and leaves the host's
 # settings alone; the README tells users to set them on every host: done here.
