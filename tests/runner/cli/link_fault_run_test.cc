@@ -120,6 +120,25 @@ class LinkFaultRunTest : public ::testing::Test {
     return events_of(output_);
   }
 
+  // What a SIGTERM while the fault is in force must leave in the events:
+  // the fault's `begin` event, its `end` event marked cut short, written
+  // before the scenario ended as interrupted. Returns the end event (null
+  // after a failure it has reported).
+  json fault_cut_short(const std::vector<json>& events, const char* begin, const char* end) {
+    const json began = first_of(events, begin);
+    const json ended = first_of(events, end);
+    const json scenario_end = first_of(events, "scenario_end");
+    EXPECT_FALSE(began.is_null()) << "no " << begin << "\n" << output_text_;
+    EXPECT_FALSE(ended.is_null()) << "the fault was not undone: no " << end << "\n" << output_text_;
+    EXPECT_FALSE(scenario_end.is_null()) << output_text_;
+    if (began.is_null() || ended.is_null() || scenario_end.is_null()) return nullptr;
+    EXPECT_EQ(ended.value("cut_short", false), true) << ended.dump();
+    EXPECT_LE(ended["ts"].get<double>(), scenario_end["ts"].get<double>())
+        << "undone after the scenario ended";
+    EXPECT_EQ(scenario_end["status"], "interrupted");
+    return ended;
+  }
+
   // Nothing of the run remains (processes take a moment to be reaped).
   void expect_nothing_left() {
     const auto give_up = std::chrono::steady_clock::now() + 10s;
@@ -164,16 +183,9 @@ TEST_F(LinkFaultRunTest, SigtermWhileTheLinkIsDownSetsItUpAndLeavesNothing) {
   write_lab(labs_, kLongTrainer,
             switch_lab("links = [\"r1\"]\nlink_fault = \"down 60s at step 2\"\n"));
   const std::vector<json> events = run_until("link down after step");
-  const json down = first_of(events, "link_down");
-  const json up = first_of(events, "link_up");
-  const json end = first_of(events, "scenario_end");
-  ASSERT_FALSE(down.is_null()) << output_text_;
-  ASSERT_FALSE(up.is_null()) << "the link was not set up again\n" << output_text_;
-  ASSERT_FALSE(end.is_null()) << output_text_;
-  EXPECT_EQ(up.value("cut_short", false), true) << up.dump();
+  const json up = fault_cut_short(events, "link_down", "link_up");
+  ASSERT_FALSE(up.is_null());
   EXPECT_LT(up["down_s"].get<double>(), 60.0);
-  EXPECT_LE(up["ts"].get<double>(), end["ts"].get<double>()) << "set up after the scenario ended";
-  EXPECT_EQ(end["status"], "interrupted");
   EXPECT_FALSE(first_of(events, "tcp_backoff").is_null());
   expect_nothing_left();
 }
@@ -202,16 +214,11 @@ TEST_F(LinkFaultRunTest, SigtermMidChangeRemovesTheFaultsImpairmentAndLeavesNoth
   write_lab(labs_, kLongTrainer,
             switch_lab("links = [\"r1\"]\nlink_fault = \"impair 'delay 200ms' for 60s at step 2\"\n"));
   const std::vector<json> events = run_until("impairment changed to");
-  const json change = first_of(events, "impair_change");
-  const json restore = first_of(events, "impair_restore");
-  const json end = first_of(events, "scenario_end");
-  ASSERT_FALSE(change.is_null()) << output_text_;
-  ASSERT_FALSE(restore.is_null()) << "the impairment was not restored\n" << output_text_;
-  ASSERT_FALSE(end.is_null()) << output_text_;
-  EXPECT_EQ(change["restore"], "") << "the scenario has no impairment of its own";
+  const json restore = fault_cut_short(events, "impair_change", "impair_restore");
+  ASSERT_FALSE(restore.is_null());
+  EXPECT_EQ(first_of(events, "impair_change")["restore"], "")
+      << "the scenario has no impairment of its own";
   EXPECT_EQ(restore["spec"], "");
-  EXPECT_EQ(restore.value("cut_short", false), true) << restore.dump();
-  EXPECT_LE(restore["ts"].get<double>(), end["ts"].get<double>());
   expect_nothing_left();
 }
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -113,6 +114,10 @@ class RunCommandTest : public ::testing::Test {
   }
 
   void kill_while_training_then_clean_up(size_t namespaces, const std::string& named);
+  // Starts `runner` on the reduced spine-fail lab and waits until its fault
+  // is in force (tor0's route to rack 2 through spine1 only): the run's id,
+  // or "" after a failure it has reported.
+  std::string run_until_uplink_fault(std::unique_ptr<ChildProcess>& runner, const HostState& before);
 
   TempDir dir_;
   std::string output_, labs_;
@@ -331,19 +336,33 @@ std::string wait_for_withdrawn_route(const std::string& run_id, std::chrono::sec
   return route;
 }
 
+std::string RunCommandTest::run_until_uplink_fault(std::unique_ptr<ChildProcess>& runner,
+                                                   const HostState& before) {
+  write_uplink_fault_lab(labs_);
+  runner = std::make_unique<ChildProcess>(run_argv(), std::map<std::string, std::string>{},
+                                          dir_.path() + "/out.txt");
+  const std::string run_id = wait_for_run_id(before, 30s);
+  if (run_id.empty()) {
+    ADD_FAILURE() << "no run started\n" << runner->output();
+    return "";
+  }
+  const std::string route = wait_for_withdrawn_route(run_id, 90s);
+  if (route.find("to-spine0") != std::string::npos || route.find("to-spine1") == std::string::npos) {
+    ADD_FAILURE() << "tor0's route is not spine1's alone: " << route << runner->output();
+    return "";
+  }
+  return run_id;
+}
+
 // Once detected, the ToR's ECMP route to the other rack has lost the failed
 // spine; SIGTERM mid-fault sets the port up and the routes back before the
 // run ends (its events say so, cut short), and nothing of the run is left.
 TEST_F(RunCommandTest, SigtermDuringAnUplinkFaultSetsItBackAndLeavesNothing) {
-  write_uplink_fault_lab(labs_);
   HostState before;
-  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
-  const std::string run_id = wait_for_run_id(before, 30s);
-  ASSERT_FALSE(run_id.empty()) << runner.output();
-  const std::string route = wait_for_withdrawn_route(run_id, 90s);
-  ASSERT_EQ(route.find("to-spine0"), std::string::npos)
-      << "tor0's route kept spine0: " << route << runner.output();
-  EXPECT_NE(route.find("to-spine1"), std::string::npos) << route;
+  std::unique_ptr<ChildProcess> started;
+  const std::string run_id = run_until_uplink_fault(started, before);
+  ASSERT_FALSE(run_id.empty());
+  ChildProcess& runner = *started;
   runner.signal(SIGTERM);
   auto status = runner.wait(30s);
   ASSERT_TRUE(status.exited) << "the runner did not stop within 30 s\n" << runner.output();
@@ -369,14 +388,11 @@ TEST_F(RunCommandTest, SigtermDuringAnUplinkFaultSetsItBackAndLeavesNothing) {
 // port, the routes, the veths in them), every process, and no host link is
 // left.
 TEST_F(RunCommandTest, SigkillDuringAnUplinkFaultThenCleanupLeavesNothing) {
-  write_uplink_fault_lab(labs_);
   HostState before;
-  ChildProcess runner(run_argv(), {}, dir_.path() + "/out.txt");
-  const std::string run_id = wait_for_run_id(before, 30s);
-  ASSERT_FALSE(run_id.empty()) << runner.output();
-  const std::string route = wait_for_withdrawn_route(run_id, 90s);
-  ASSERT_EQ(route.find("to-spine0"), std::string::npos)
-      << "tor0's route kept spine0: " << route << runner.output();
+  std::unique_ptr<ChildProcess> started;
+  const std::string run_id = run_until_uplink_fault(started, before);
+  ASSERT_FALSE(run_id.empty());
+  ChildProcess& runner = *started;
   runner.signal(SIGKILL);
   runner.wait(10s);
   // What the kill left: the fault in force in the run's namespaces.
