@@ -277,7 +277,10 @@ void add_netem_command(CLI::App& app) {
       ->check(CLI::IsMember({"netem", "userspace", "auto"}));
   apply_cmd->add_flag("--dry-run", args->dry_run,
                       "Print the netlink messages (decoded and in hex) and send nothing");
-  apply_cmd->add_flag("--change", args->change, "Change fabriclab's netem already on DEV");
+  apply_cmd->add_flag("--change", args->change,
+                      "Change fabriclab's netem already on DEV, as tc's change does: a setting "
+                      "these words leave out (rate, corrupt, reorder, ecn, slot) keeps its old "
+                      "value in the kernel");
   apply_cmd->add_flag("--replace", args->replace, "Replace the root qdisc of DEV (tc's replace)");
   apply_cmd->add_option("--parent", args->parent,
                         "Attach under this class (e.g. 1:10) instead of at the root");
