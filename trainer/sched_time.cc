@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 
 namespace fabriclab::trainer {
 namespace {
@@ -21,7 +20,7 @@ std::optional<SchedTime> parse_schedstat_text(const char* text) {
   const unsigned long long queued_ns = std::strtoull(rest, &end, 10);
   if (end == rest) return std::nullopt;
   rest = end;
-  std::strtoull(rest, &end, 10);  // timeslices: three numbers, as parse_schedstat() asks
+  std::strtoull(rest, &end, 10);  // timeslices: the line must hold all three
   if (end == rest) return std::nullopt;
   return SchedTime{static_cast<double>(on_cpu_ns) / 1e6, static_cast<double>(queued_ns) / 1e6};
 }
@@ -42,10 +41,7 @@ bool read_from_start(int fd, char (&buf)[128]) {
 }  // namespace
 
 std::optional<SchedTime> parse_schedstat(const std::string& line) {
-  std::istringstream in(line);
-  unsigned long long on_cpu_ns = 0, queued_ns = 0, slices = 0;
-  if (!(in >> on_cpu_ns >> queued_ns >> slices)) return std::nullopt;
-  return SchedTime{static_cast<double>(on_cpu_ns) / 1e6, static_cast<double>(queued_ns) / 1e6};
+  return parse_schedstat_text(line.c_str());
 }
 
 std::optional<SchedTime> process_sched_time(const std::string& task_dir) {
