@@ -12,22 +12,29 @@ uint64_t minus(uint64_t now, uint64_t before) { return now >= before ? now - bef
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-// One line, "  eth0: rx_bytes rx_packets errs drop fifo frame compressed
-// multicast tx_bytes tx_packets errs drop fifo colls carrier compressed": its
-// name and counters, or nullopt when it is not a device's line. A name never
-// holds ':' (dev_valid_name()), and with large counters the first number may
-// touch the colon: split there, not at whitespace. Parsed by hand, not with
-// streams: the trainer parses its device's line twice a step.
-std::optional<std::pair<std::string_view, DeviceCounters>> parse_line(std::string_view line) {
+// A line's device name: before the colon, its padding trimmed; "" when the
+// line has no colon or no name. A name never holds ':' (dev_valid_name()),
+// and with large counters the first number may touch the colon: split there,
+// not at whitespace.
+std::string_view device_name(std::string_view line) {
   const size_t colon = line.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
+  if (colon == std::string_view::npos) return {};
   std::string_view name = line.substr(0, colon);
   while (!name.empty() && is_blank(name.front())) name.remove_prefix(1);
   while (!name.empty() && is_blank(name.back())) name.remove_suffix(1);
+  return name;
+}
+
+// One line, "  eth0: rx_bytes rx_packets errs drop fifo frame compressed
+// multicast tx_bytes tx_packets errs drop fifo colls carrier compressed": its
+// name and counters, or nullopt when it is not a device's line. Parsed by
+// hand, not with streams: the trainer parses its device's line twice a step.
+std::optional<std::pair<std::string_view, DeviceCounters>> parse_line(std::string_view line) {
+  const std::string_view name = device_name(line);
   if (name.empty()) return std::nullopt;
   uint64_t values[16];
   int count = 0;
-  for (size_t i = colon + 1; i < line.size();) {
+  for (size_t i = line.find(':') + 1; i < line.size();) {
     if (is_blank(line[i])) {
       ++i;
       continue;
@@ -112,12 +119,8 @@ std::optional<DeviceCounters> DeviceCounterReader::read() {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = text.substr(start, end - start);
-    const size_t colon = line.find(':');
-    if (colon != std::string_view::npos) {
-      std::string_view name = line.substr(0, colon);
-      while (!name.empty() && is_blank(name.front())) name.remove_prefix(1);
-      if (name == device_) return parse_device_line(line, device_);
-    }
+    // The name first: only the device's own line has its numbers parsed.
+    if (device_name(line) == device_) return parse_device_line(line, device_);
     start = end + 1;
   }
   return std::nullopt;
