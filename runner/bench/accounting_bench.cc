@@ -1,6 +1,7 @@
 #include "runner/bench/accounting_bench.h"
 
 #include <fcntl.h>
+#include <libmnl/libmnl.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -22,64 +23,65 @@
 #include <vector>
 
 #include "common/proc_net_dev.h"
+#include "runner/bench/step_rate.h"
 #include "trainer/sched_time.h"
 
 namespace fabriclab::runner::bench {
 namespace {
 
 // One RTM_GETSTATS request for one ifindex, asking only for the 64-bit link
-// counters (the numbers /proc/net/dev prints): the netlink way of reading them.
+// counters (the numbers /proc/net/dev prints): the netlink way of reading
+// them, on libmnl, one request and its one answer (no ack) per reading.
 class NetlinkLinkStats {
  public:
   explicit NetlinkLinkStats(const std::string& device)
-      : fd_(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE)),
+      : nl_(mnl_socket_open(NETLINK_ROUTE)),
         ifindex_(static_cast<int>(::if_nametoindex(device.c_str()))) {
-    sockaddr_nl local{};
-    local.nl_family = AF_NETLINK;
-    if (fd_ >= 0 && ::bind(fd_, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
-      ::close(fd_);
-      fd_ = -1;
+    if (nl_ != nullptr && mnl_socket_bind(nl_, 0, MNL_SOCKET_AUTOPID) < 0) {
+      mnl_socket_close(nl_);
+      nl_ = nullptr;
     }
   }
   ~NetlinkLinkStats() {
-    if (fd_ >= 0) ::close(fd_);
+    if (nl_ != nullptr) mnl_socket_close(nl_);
   }
   NetlinkLinkStats(const NetlinkLinkStats&) = delete;
   NetlinkLinkStats& operator=(const NetlinkLinkStats&) = delete;
 
   std::optional<DeviceCounters> read() {
-    if (fd_ < 0 || ifindex_ == 0) return std::nullopt;
-    struct {
-      nlmsghdr header;
-      if_stats_msg stats;
-    } request{};
-    request.header.nlmsg_len = NLMSG_LENGTH(sizeof(if_stats_msg));
-    request.header.nlmsg_type = RTM_GETSTATS;
-    request.header.nlmsg_flags = NLM_F_REQUEST;
-    request.header.nlmsg_seq = ++seq_;
-    request.stats.family = AF_UNSPEC;
-    request.stats.ifindex = ifindex_;
-    request.stats.filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
-    if (::send(fd_, &request, request.header.nlmsg_len, 0) < 0) return std::nullopt;
+    if (nl_ == nullptr || ifindex_ == 0) return std::nullopt;
+    alignas(nlmsghdr) char request[NLMSG_SPACE(sizeof(if_stats_msg))] = {};
+    nlmsghdr* header = mnl_nlmsg_put_header(request);
+    header->nlmsg_type = RTM_GETSTATS;
+    header->nlmsg_flags = NLM_F_REQUEST;
+    header->nlmsg_seq = ++seq_;
+    auto* stats = static_cast<if_stats_msg*>(mnl_nlmsg_put_extra_header(header, sizeof(if_stats_msg)));
+    stats->family = AF_UNSPEC;
+    stats->ifindex = ifindex_;
+    stats->filter_mask = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64);
+    if (mnl_socket_sendto(nl_, header, header->nlmsg_len) < 0) return std::nullopt;
     alignas(nlmsghdr) char answer[2048];
-    const ssize_t n = ::recv(fd_, answer, sizeof answer, 0);
-    if (n < static_cast<ssize_t>(NLMSG_LENGTH(sizeof(if_stats_msg)))) return std::nullopt;
-    const auto* header = reinterpret_cast<const nlmsghdr*>(answer);
-    if (header->nlmsg_type != RTM_NEWSTATS) return std::nullopt;
-    int left = static_cast<int>(header->nlmsg_len) - NLMSG_LENGTH(sizeof(if_stats_msg));
-    for (const auto* a = reinterpret_cast<const rtattr*>(
-             static_cast<const char*>(NLMSG_DATA(header)) + NLMSG_ALIGN(sizeof(if_stats_msg)));
-         RTA_OK(a, left); a = RTA_NEXT(a, left)) {
-      if (a->rta_type != IFLA_STATS_LINK_64) continue;
-      const auto* s = static_cast<const rtnl_link_stats64*>(RTA_DATA(a));
-      return DeviceCounters{s->rx_bytes,   s->rx_packets, s->tx_bytes,
-                            s->tx_packets, s->rx_dropped, s->tx_dropped};
-    }
-    return std::nullopt;
+    const ssize_t n = mnl_socket_recvfrom(nl_, answer, sizeof answer);
+    const auto* reply = reinterpret_cast<const nlmsghdr*>(answer);
+    if (n <= 0 || !mnl_nlmsg_ok(reply, static_cast<int>(n)) || reply->nlmsg_type != RTM_NEWSTATS)
+      return std::nullopt;
+    std::optional<DeviceCounters> counters;
+    mnl_attr_parse(reply, sizeof(if_stats_msg), &NetlinkLinkStats::on_attribute, &counters);
+    return counters;
   }
 
  private:
-  int fd_;
+  static int on_attribute(const nlattr* attribute, void* data) {
+    if (mnl_attr_get_type(attribute) != IFLA_STATS_LINK_64 ||
+        mnl_attr_get_payload_len(attribute) < sizeof(rtnl_link_stats64))
+      return MNL_CB_OK;
+    const auto* s = static_cast<const rtnl_link_stats64*>(mnl_attr_get_payload(attribute));
+    *static_cast<std::optional<DeviceCounters>*>(data) = DeviceCounters{
+        s->rx_bytes, s->rx_packets, s->tx_bytes, s->tx_packets, s->rx_dropped, s->tx_dropped};
+    return MNL_CB_STOP;
+  }
+
+  mnl_socket* nl_;
   int ifindex_;
   uint32_t seq_ = 0;
 };
@@ -130,12 +132,6 @@ double thread_cpu_us() {
   timespec t{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 }  // namespace
@@ -211,12 +207,12 @@ void run_accounting_bench(const AccountingBenchOptions& o) {
     const auto [lo, hi] = std::minmax_element(m.cpu_us_per_step.begin(), m.cpu_us_per_step.end());
     const auto [wlo, whi] =
         std::minmax_element(m.wall_us_per_step.begin(), m.wall_us_per_step.end());
-    const double median = median_of(m.cpu_us_per_step);
-    const std::string cpu = fmt::format("{:.1f} [{:.1f}, {:.1f}]", median, *lo, *hi);
+    const double cpu_median = median(m.cpu_us_per_step);
+    const std::string cpu = fmt::format("{:.1f} [{:.1f}, {:.1f}]", cpu_median, *lo, *hi);
     const std::string wall =
-        fmt::format("{:.1f} [{:.1f}, {:.1f}]", median_of(m.wall_us_per_step), *wlo, *whi);
+        fmt::format("{:.1f} [{:.1f}, {:.1f}]", median(m.wall_us_per_step), *wlo, *whi);
     std::printf("%-54s %26s %9.2f%% %24s\n", m.name.c_str(), cpu.c_str(),
-                100 * median / 1000 / o.step_ms, wall.c_str());
+                100 * cpu_median / 1000 / o.step_ms, wall.c_str());
   }
   std::printf("\n%% of step: the median CPU time over a %.2f ms step (lab 10's is 2.4 ms); "
               "elapsed time also counts the waits for a core on a busy machine\n",
