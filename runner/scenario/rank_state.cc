@@ -16,6 +16,7 @@ void RankState::take(const nlohmann::json& event) {
       waited_ms += event.value("comm_ms", 0.0);
     }
   } else if (kind == "start") {
+    started = true;
     planned_steps = event.value("steps", int64_t{0});
   } else if (kind == "final") {
     finished = true;
@@ -26,6 +27,12 @@ int64_t steps_done(const std::vector<RankState>& states) {
   int64_t done = states.empty() ? 0 : states.front().last_step;
   for (const RankState& st : states) done = std::min(done, st.last_step);
   return done;
+}
+
+int64_t progress_made(const std::vector<RankState>& states) {
+  int64_t progress = 0;
+  for (const RankState& st : states) progress += st.last_step + (st.started ? 1 : 0);
+  return progress;
 }
 
 }  // namespace fabriclab::runner

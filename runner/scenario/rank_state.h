@@ -23,6 +23,7 @@ struct RankState {
   double last_step_ms = 0;
   double last_busbw = -1;  // GB/s of the last size; -1: not an allreduce sweep
   int64_t planned_steps = 0;
+  bool started = false;   // its `start` event came: it has joined the job (rendezvous done)
   bool finished = false;  // its `final` event came: it only has to exit
   // Its steps after the first (the first carries the warm-up): time in
   // them, and time of it blocked in the allreduce -- the share the per-rank
@@ -36,5 +37,10 @@ struct RankState {
 
 // The step every rank has finished (0 with no ranks).
 int64_t steps_done(const std::vector<RankState>& states);
+
+// What the watchdog counts as progress: every rank's steps, plus one for each
+// rank that reported its start (its rendezvous over the impaired link is
+// done), so a slow start-up and a slow first step are judged apart.
+int64_t progress_made(const std::vector<RankState>& states);
 
 }  // namespace fabriclab::runner

@@ -487,9 +487,7 @@ class ScenarioRun {
           return;
         }
       }
-      int64_t total_steps = 0;
-      for (const RankState& st : states_) total_steps += st.last_step;
-      switch (watchdog.check(Clock::now(), total_steps, all_finished())) {
+      switch (watchdog.check(Clock::now(), progress_made(states_), all_finished())) {
         case WatchdogVerdict::kRunning:
           continue;
         case WatchdogVerdict::kStalled:

@@ -12,9 +12,9 @@ double seconds_between(Watchdog::Clock::time_point from, Watchdog::Clock::time_p
 Watchdog::Watchdog(double stall_s, double deadline_s, Clock::time_point launched)
     : stall_s_(stall_s), deadline_s_(deadline_s), launched_(launched), last_progress_(launched) {}
 
-WatchdogVerdict Watchdog::check(Clock::time_point now, int64_t total_steps, bool all_finished) {
-  if (total_steps > progress_mark_) {
-    progress_mark_ = total_steps;
+WatchdogVerdict Watchdog::check(Clock::time_point now, int64_t progress, bool all_finished) {
+  if (progress > progress_mark_) {
+    progress_mark_ = progress;
     last_progress_ = now;
   }
   if (all_finished) {

@@ -1,6 +1,7 @@
 // The scenario runner's two limits as a decision on the times it is given:
-//   stalled   no rank completed a step for stall_s (counted from launch until
-//             the first step: ranks that cannot even rendezvous are as stuck)
+//   stalled   no progress for stall_s: no rank completed a step or reported
+//             its start (counted from launch: ranks that cannot even
+//             rendezvous are as stuck)
 //   deadline  deadline_s since launch
 // Ranks that have all written their final event get kExitGrace to exit
 // before either limit may strike (under load a finished job was once called
@@ -26,9 +27,10 @@ class Watchdog {
 
   Watchdog(double stall_s, double deadline_s, Clock::time_point launched);
 
-  // One poll at `now`. `total_steps` (summed over ranks) is progress when it
-  // grows; `all_finished`: every rank has written its final event.
-  WatchdogVerdict check(Clock::time_point now, int64_t total_steps, bool all_finished);
+  // One poll at `now`. `progress` (steps and starts, summed over ranks) is
+  // progress when it grows; `all_finished`: every rank has written its final
+  // event.
+  WatchdogVerdict check(Clock::time_point now, int64_t progress, bool all_finished);
 
  private:
   double stall_s_;

@@ -17,6 +17,7 @@
 #include "runner/ledger/ledger.h"
 #include "runner/link/impair_setting.h"
 #include "runner/rundir/run_format.h"
+#include "runner/scenario/rank_state.h"
 #include "runner/scenario/scenario_runner.h"
 #include "runner/scenario/watchdog.h"
 #include "runner/topology/lab_network.h"
@@ -44,6 +45,20 @@ TEST(Watchdog, TheStallClockStartsAtLaunch) {
   Watchdog w(1.0, 30.0, kLaunch);
   EXPECT_EQ(w.check(at(900), 0, false), WatchdogVerdict::kRunning);
   EXPECT_EQ(w.check(at(1100), 0, false), WatchdogVerdict::kStalled);  // never rendezvoused
+}
+
+// A rank's start (its rendezvous done) is progress as a step is: a slow
+// rendezvous over a lossy link and a slow first step get a stall limit each.
+TEST(RankProgress, AStartCountsAsAStepDoes) {
+  std::vector<RankState> ranks(2);
+  EXPECT_EQ(progress_made(ranks), 0);
+  ranks[0].take({{"event", "start"}, {"steps", 12}});
+  EXPECT_EQ(progress_made(ranks), 1);
+  ranks[1].take({{"event", "start"}, {"steps", 12}});
+  ranks[1].take({{"event", "step"}, {"step", 1}});
+  EXPECT_EQ(progress_made(ranks), 3);
+  ranks[1].take({{"event", "counters"}});
+  EXPECT_EQ(progress_made(ranks), 3);
 }
 
 TEST(Watchdog, ProgressPastTheDeadlineIsADeadline) {
