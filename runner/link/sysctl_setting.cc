@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/scoped_netns.h"
+#include "common/namespace_sysctl.h"
 #include "runner/topology/lab_network.h"
 
 namespace fabriclab::runner {
@@ -40,43 +40,16 @@ std::vector<Assignment> parse_assignments(const std::string& text) {
   return out;
 }
 
-std::string proc_path(const std::string& key) {
-  std::string path = "/proc/sys/" + key;
-  std::replace(path.begin() + 10, path.end(), '.', '/');
-  return path;
-}
-
-// /proc/sys/net shows the namespace of the thread that opens the file.
-std::string read_in(int netns_fd, const std::string& key) {
-  ScopedNetns inside(netns_fd);
-  std::ifstream in(proc_path(key));
-  std::string value;
-  if (!in || !std::getline(in, value)) {
-    throw std::runtime_error("sysctl " + key + ": not found in this kernel (" + proc_path(key) + ")");
-  }
-  std::replace(value.begin(), value.end(), '\t', ' ');
-  return value;
-}
-
-void write_in(int netns_fd, const std::string& key, const std::string& value) {
-  ScopedNetns inside(netns_fd);
-  std::ofstream out(proc_path(key));
-  out << value << "\n";
-  if (!out.flush()) {
-    throw std::runtime_error("sysctl " + key + "=" + value + ": the kernel refused it");
-  }
-}
-
 class AppliedSysctl : public AppliedLinkSetting {
  public:
   AppliedSysctl(int netns_fd, std::string netns, Assignment assignment)
       : netns_fd_(netns_fd), netns_(std::move(netns)), a_(std::move(assignment)) {
-    before_ = read_in(netns_fd_, a_.key);
-    write_in(netns_fd_, a_.key, a_.value);
+    before_ = read_sysctl(netns_fd_, a_.key);
+    write_sysctl(netns_fd_, a_.key, a_.value);
   }
   ~AppliedSysctl() override {
     try {
-      write_in(netns_fd_, a_.key, before_);
+      write_sysctl(netns_fd_, a_.key, before_);
     } catch (const std::exception& e) {
       spdlog::warn("{}: restoring {}: {}", netns_, a_.key, e.what());
     }
@@ -86,7 +59,7 @@ class AppliedSysctl : public AppliedLinkSetting {
   }
   uint64_t drops() const override { return 0; }
   std::string read_back() const override {
-    const std::string now = read_in(netns_fd_, a_.key);
+    const std::string now = read_sysctl(netns_fd_, a_.key);
     if (now != a_.value)
       throw std::runtime_error(netns_ + ": " + a_.key + " reads " + now + ", not " + a_.value);
     return a_.key + "=" + now + " in " + netns_;
@@ -122,9 +95,9 @@ class SysctlSetting : public LinkSettingKind {
     auto assignments = std::make_shared<const std::vector<Assignment>>(parse_assignments(text));
     for (const Assignment& a : *assignments) {
       struct stat st {};
-      if (::stat(proc_path(a.key).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      if (::stat(sysctl_path(a.key).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
         throw std::invalid_argument("'" + a.key + "': this kernel has no such sysctl (no " +
-                                    proc_path(a.key) + ")");
+                                    sysctl_path(a.key) + ")");
     }
     return SettingValue(text, std::move(assignments));
   }
@@ -137,7 +110,7 @@ class SysctlSetting : public LinkSettingKind {
     static const char kAllowed[] = "net.ipv4.tcp_allowed_congestion_control";
     for (const Assignment& a : value.parsed<std::vector<Assignment>>()) {
       if (a.key != "net.ipv4.tcp_congestion_control") continue;
-      std::ifstream in(proc_path(kAllowed));
+      std::ifstream in(sysctl_path(kAllowed));
       std::string allowed;
       std::getline(in, allowed);
       std::istringstream words(allowed);

@@ -1,17 +1,14 @@
 #include "runner/topology/topology.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
-#include <cstring>
 #include <sstream>
 
 #include "common/fault_point.h"
 #include "common/input_error.h"
-#include "common/scoped_netns.h"
+#include "common/namespace_sysctl.h"
 #include "runner/ledger/run_id.h"
 #include "runner/topology/netns_links.h"
 #include "runner/topology/user_namespace.h"
@@ -78,27 +75,9 @@ std::string host_address(const std::string& subnet, int host) {
 // RFC 4286: one packet to every host of a rack). Best effort: a kernel
 // without IPv6 has nothing to silence.
 void silence_namespace(int netns_fd) {
-  ScopedNetns inside(netns_fd);  // /proc/sys/net shows the calling thread's namespace
-  for (const auto& [path, value] :
-       {std::pair<const char*, const char*>{"/proc/sys/net/ipv6/conf/default/disable_ipv6", "1"},
-        {"/proc/sys/net/ipv6/conf/all/disable_ipv6", "1"},
-        {"/proc/sys/net/ipv4/igmp_link_local_mcast_reports", "0"}}) {
-    int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    (void)!::write(fd, value, 1);
-    ::close(fd);
-  }
-}
-
-void write_sysctl(const char* path, const std::string& value) {
-  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || ::write(fd, value.data(), value.size()) != static_cast<ssize_t>(value.size())) {
-    const int err = errno;
-    if (fd >= 0) ::close(fd);
-    throw std::runtime_error(std::string("topology: cannot write ") + value + " to " + path + ": " +
-                             std::strerror(err));
-  }
-  ::close(fd);
+  try_write_sysctl(netns_fd, "net.ipv6.conf.default.disable_ipv6", "1");
+  try_write_sysctl(netns_fd, "net.ipv6.conf.all.disable_ipv6", "1");
+  try_write_sysctl(netns_fd, "net.ipv4.igmp_link_local_mcast_reports", "0");
 }
 
 // A router forwards, and spreads flows over equal-cost routes by a hash of
@@ -112,15 +91,14 @@ void write_sysctl(const char* path, const std::string& value) {
 // headers: source and destination address, protocol, source and destination
 // port (0x0037). Kernels before 5.16 have no policy 3: policy 1 there.
 void enable_forwarding(int netns_fd) {
-  ScopedNetns inside(netns_fd);
-  write_sysctl("/proc/sys/net/ipv4/ip_forward", "1");
+  write_sysctl(netns_fd, "net.ipv4.ip_forward", "1");
   try {
-    write_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_fields", "0x0037");
-    write_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy", "3");
+    write_sysctl(netns_fd, "net.ipv4.fib_multipath_hash_fields", "0x0037");
+    write_sysctl(netns_fd, "net.ipv4.fib_multipath_hash_policy", "3");
   } catch (const std::runtime_error& e) {
     spdlog::warn("{}; ECMP hashes with policy 1 (layer 4, the socket's hash where a packet has one)",
                  e.what());
-    write_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy", "1");
+    write_sysctl(netns_fd, "net.ipv4.fib_multipath_hash_policy", "1");
   }
 }
 
