@@ -8,9 +8,9 @@
 # SCALE multiplies every deadline_s and stall_s of the lab, and the length of
 # a link fault (a copy under
 # /tmp/labs; the lab's folder is untouched): in the VM each rank's start alone
-# takes 13-30 s (libtorch under TCG) and training runs ~20x slower, so lab
-# 02's quick limits (stall 15 s, counted from launch) stall every scenario
-# before its first step. SCALE 1 runs the lab as it is.
+# takes 13-30 s (libtorch under TCG) and training runs ~20x slower, so a
+# limit written in seconds (lab 02's quick stall_s, 15 s) stalls every
+# scenario before its first step. SCALE 1 runs the lab as it is.
 # Examples (from the source tree, as root):
 #   tests/vm/vm-pair --timeout 2400 -- sh tests/vm/vm-lab.sh build 02 10 --quick \
 #     --scenario clean --scenario latency --scenario loss --scenario both
