@@ -12,46 +12,58 @@ uint64_t minus(uint64_t now, uint64_t before) { return now >= before ? now - bef
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-// A line's device name: before the colon, its padding trimmed; "" when the
-// line has no colon or no name. A name never holds ':' (dev_valid_name()),
-// and with large counters the first number may touch the colon: split there,
-// not at whitespace.
-std::string_view device_name(std::string_view line) {
+// One line of /proc/net/dev, "  eth0: rx_bytes rx_packets errs drop fifo
+// frame compressed multicast tx_bytes tx_packets errs drop fifo colls carrier
+// compressed", split at its colon: the name, its padding trimmed ("" when the
+// line has no colon or no name), and the counters' text. A name never holds
+// ':' (dev_valid_name()), and with large counters the first number may touch
+// the colon: split there, not at whitespace.
+struct DeviceLine {
+  std::string_view name;
+  std::string_view counters;
+};
+
+DeviceLine split_device_line(std::string_view line) {
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return {};
   std::string_view name = line.substr(0, colon);
   while (!name.empty() && is_blank(name.front())) name.remove_prefix(1);
   while (!name.empty() && is_blank(name.back())) name.remove_suffix(1);
-  return name;
+  return {name, line.substr(colon + 1)};
 }
 
-// One line, "  eth0: rx_bytes rx_packets errs drop fifo frame compressed
-// multicast tx_bytes tx_packets errs drop fifo colls carrier compressed": its
-// name and counters, or nullopt when it is not a device's line. Parsed by
-// hand, not with streams: the trainer parses its device's line twice a step.
-std::optional<std::pair<std::string_view, DeviceCounters>> parse_line(std::string_view line) {
-  const std::string_view name = device_name(line);
-  if (name.empty()) return std::nullopt;
+// The 16 counters after the colon, or nullopt when they are not 16 numbers.
+// Parsed by hand, not with streams: the trainer parses its device's line
+// twice a step.
+std::optional<DeviceCounters> parse_counters(std::string_view text) {
   uint64_t values[16];
   int count = 0;
-  for (size_t i = line.find(':') + 1; i < line.size();) {
-    if (is_blank(line[i])) {
+  for (size_t i = 0; i < text.size();) {
+    if (is_blank(text[i])) {
       ++i;
       continue;
     }
-    if (line[i] < '0' || line[i] > '9' || count == 16) return std::nullopt;
+    if (text[i] < '0' || text[i] > '9' || count == 16) return std::nullopt;
     uint64_t value = 0;
-    for (; i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i) {
-      const uint64_t digit = static_cast<uint64_t>(line[i] - '0');
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+      const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
       if (value > (UINT64_MAX - digit) / 10) return std::nullopt;  // not a counter
       value = value * 10 + digit;
     }
-    if (i < line.size() && !is_blank(line[i])) return std::nullopt;  // "12x"
+    if (i < text.size() && !is_blank(text[i])) return std::nullopt;  // "12x"
     values[count++] = value;
   }
   if (count != 16) return std::nullopt;
-  return std::make_pair(name, DeviceCounters{values[0], values[1], values[8], values[9],
-                                             values[3], values[11]});
+  return DeviceCounters{values[0], values[1], values[8], values[9], values[3], values[11]};
+}
+
+// A device's line: its name and counters, or nullopt when it is not one.
+std::optional<std::pair<std::string_view, DeviceCounters>> parse_line(std::string_view line) {
+  const DeviceLine split = split_device_line(line);
+  if (split.name.empty()) return std::nullopt;
+  const std::optional<DeviceCounters> counters = parse_counters(split.counters);
+  if (!counters) return std::nullopt;
+  return std::make_pair(split.name, *counters);
 }
 
 }  // namespace
@@ -120,7 +132,8 @@ std::optional<DeviceCounters> DeviceCounterReader::read() {
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = text.substr(start, end - start);
     // The name first: only the device's own line has its numbers parsed.
-    if (device_name(line) == device_) return parse_device_line(line, device_);
+    const DeviceLine split = split_device_line(line);
+    if (split.name == device_) return parse_counters(split.counters);
     start = end + 1;
   }
   return std::nullopt;
