@@ -55,6 +55,8 @@ fabriclab_schedule(runner_topo_command_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_link_fault_run_test "." PROCESSORS 2 LOCKS heavy fl_netns ledger)
 fabriclab_schedule(runner_check_command_test "." LOCKS fl_netns ledger)
 fabriclab_schedule(runner_topology_test "." LOCKS fl_netns)
+# A leaf-spine of fl-<run id>-* namespaces, built by the test itself.
+fabriclab_schedule(runner_uplink_fault_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_network_settings_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_link_counters_test "." LOCKS fl_netns)
 fabriclab_schedule(runner_link_setting_test "." LOCKS fl_netns)

@@ -27,7 +27,7 @@ std::string netns_unavailable_reason() { return fabriclab::testing::TwoNetns::sk
 
 LabNetns::LabNetns() {
   fabriclab::testing::TwoNetnsOptions options;
-  options.prefix = "fl-netem";
+  options.prefix = "flnetem";  // not "fl-": that is the runs' own, which tests compare
   options.devices = {"va", "vb"};
   options.addresses = {{{"10.77.0.1/24"}, {"10.77.0.2/24", "10.77.0.3/24"}}};
   try {

@@ -113,6 +113,17 @@ inline std::set<std::string> run_netns_entries(const std::string& prefix = "") {
   return names;
 }
 
+// Entries of /run/netns starting with `prefix` that were not in `before`:
+// what a run left behind. Not an equality: a case running beside this one
+// may remove namespaces of its own meanwhile, which is no leak of ours.
+inline std::set<std::string> new_netns_entries(const std::set<std::string>& before,
+                                               const std::string& prefix = "fl-") {
+  std::set<std::string> added;
+  for (const std::string& name : run_netns_entries(prefix))
+    if (before.count(name) == 0) added.insert(name);
+  return added;
+}
+
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "common/build_paths.h"
+#include "tests/runner/test_support.h"
 #include "tests/support/child_process.h"
 #include "tests/support/ci_skip.h"
 
@@ -31,6 +32,7 @@ TEST(TopoCommand, PrintsTheLabsNetworkWithoutBuildingIt) {
 TEST(TopoCommand, TracerouteAgreesWithTheDrawnPaths) {
   if (run_command({"/bin/sh", "-c", "command -v traceroute"}).status.code != 0)
     SKIP_OR_FAIL_IN_CI("traceroute is not installed (scripts/setup.sh installs it)");
+  const auto before = runner::testing::run_netns_entries("fl-");
   for (const char* lab : {"02", "05"}) {  // a pair, and four ranks on a switch
     const auto r = run_command(topo({lab, "--check"}));
     EXPECT_EQ(r.status.code, 0) << r.output;
@@ -38,7 +40,7 @@ TEST(TopoCommand, TracerouteAgreesWithTheDrawnPaths) {
         << r.output;
     EXPECT_EQ(r.output.find("MISMATCH"), std::string::npos) << r.output;
   }
-  EXPECT_EQ(run_command({"/bin/sh", "-c", "ip netns list | grep -c '^fl-' || true"}).output, "0\n");
+  EXPECT_TRUE(runner::testing::new_netns_entries(before).empty()) << "namespaces left behind";
 }
 
 // A routed leaf-spine: one hop inside a rack, four across the spines
