@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <string_view>
 #include <utility>
 
 namespace fabriclab {
@@ -72,12 +73,6 @@ DeviceCounters counters_since(const DeviceCounters& now, const DeviceCounters& b
   return {minus(now.rx_bytes, before.rx_bytes),     minus(now.rx_packets, before.rx_packets),
           minus(now.tx_bytes, before.tx_bytes),     minus(now.tx_packets, before.tx_packets),
           minus(now.rx_dropped, before.rx_dropped), minus(now.tx_dropped, before.tx_dropped)};
-}
-
-std::optional<DeviceCounters> parse_device_line(std::string_view line, std::string_view device) {
-  const auto parsed = parse_line(line);
-  if (!parsed || parsed->first != device) return std::nullopt;
-  return parsed->second;
 }
 
 std::map<std::string, DeviceCounters> parse_proc_net_dev(const std::string& text) {

@@ -18,7 +18,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 
 namespace fabriclab {
 
@@ -70,9 +69,5 @@ class DeviceCounterReader {
   int fd_ = -1;
   std::string text_;  // the file's text, its buffer reused from read to read
 };
-
-// The counters of one /proc/net/dev line ("  eth0: 16 numbers"), if it is
-// `device`'s and well formed.
-std::optional<DeviceCounters> parse_device_line(std::string_view line, std::string_view device);
 
 }  // namespace fabriclab
