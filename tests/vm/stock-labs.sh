@@ -4,7 +4,8 @@
 # loaded on demand (the VM preloads only booting's), with --backend auto:
 #   1. `fabriclab check all --backend auto` (every lab under labs/): each
 #      scenario's settings applied, read back, removed; a non-zero exit, or a
-#      lab it says nothing of, fails. Skipped, saying so, while this build has no `check` command.
+#      lab it says nothing of, fails. Skipped, saying so, while this build
+#      has no `check` command.
 #   2. lab 08 (a switch whose port queue is the userspace backend's), quick,
 #      its scenario ecn (the port marking CE, the noisy neighbour flooding it),
 #      limits x SCALE (vm-lab.sh): the runner must end with exit 0, the port
